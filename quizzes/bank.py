@@ -1,0 +1,132 @@
+"""Load the question bank from YAML files into versioned Question rows."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from studyapp.rendering import render_inline, render_markdown
+
+from . import schema
+from .models import Option, Question, new_key
+
+
+@dataclass
+class LoadReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+    problems: list[schema.Problem] = field(default_factory=list)
+
+
+def content_hash(parsed: dict[str, Any]) -> str:
+    clean = {k: v for k, v in parsed.items() if k not in ("line", "file")}
+    return hashlib.sha256(json.dumps(clean, sort_keys=True).encode()).hexdigest()
+
+
+def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
+    digest = content_hash(parsed)
+    data = copy.deepcopy(parsed["data"])
+    rights_by_text: dict[str, str] = {}
+    if parsed["kind"] == "matching":
+        rights = []
+        for text in [o["match"] for o in parsed["options"]] + data.get("extra_rights", []):
+            if text not in rights_by_text:
+                rights_by_text[text] = new_key()
+                rights.append(
+                    {"key": rights_by_text[text], "text": text, "html": render_inline(text)}
+                )
+        data["rights"] = rights
+    if parsed["kind"] == "json":
+        data["why_html"] = render_inline(data.get("why", ""))
+        for w in data.get("wrong_answers", []):
+            w["why_html"] = render_inline(w["why"])
+    question = Question(
+        slug=parsed["slug"],
+        version=version,
+        is_current=True,
+        kind=parsed["kind"],
+        subtopic=parsed["subtopic"],
+        concept=parsed["concept"],
+        difficulty=parsed["difficulty"],
+        status=parsed["status"],
+        stem=parsed["stem"],
+        stem_html=render_markdown(parsed["stem"]).html,
+        explanation=parsed["explanation"],
+        explanation_html=render_markdown(parsed["explanation"]).html,
+        sources=parsed["sources"],
+        notes_ref=parsed["notes"],
+        data=data,
+        origin=origin,
+        content_hash=digest,
+    )
+    question._pending_options = [
+        Option(
+            key=o.get("key") or new_key(),
+            position=i,
+            text=o["text"],
+            text_html=render_inline(o["text"]),
+            correct=o["correct"],
+            why=o["why"],
+            why_html=render_inline(o["why"]),
+            family=o.get("family", ""),
+            match=rights_by_text.get(o.get("match", ""), ""),
+        )
+        for i, o in enumerate(parsed["options"])
+    ]
+    return question
+
+
+def save_question(parsed: dict[str, Any], *, origin: str = Question.Origin.FILE) -> Question:
+    """Create the first or the next version of a question from its parsed form."""
+    current = Question.objects.current().filter(slug=parsed["slug"]).first()
+    version = 1
+    if current is not None:
+        version = current.version + 1
+        current.is_current = False
+        current.save(update_fields=["is_current"])
+    question = _build(parsed, version, origin)
+    question.save()
+    options = question._pending_options
+    for o in options:
+        o.question = question
+    Option.objects.bulk_create(options)
+    return question
+
+
+@transaction.atomic
+def load_bank(paths: list[Path], *, retire_missing: bool = True) -> LoadReport:
+    """Upsert every valid question of the files by slug; browser-authored ones are left alone."""
+    result = schema.parse_files(paths)
+    report = LoadReport(problems=result.problems)
+    current = {q.slug: q for q in Question.objects.current()}
+    for parsed in result.questions:
+        existing = current.get(parsed["slug"])
+        if existing is not None and existing.origin == Question.Origin.BROWSER:
+            report.skipped.append(parsed["slug"])
+            continue
+        if existing is not None and existing.content_hash == content_hash(parsed):
+            report.unchanged.append(parsed["slug"])
+            continue
+        save_question(parsed)
+        (report.updated if existing else report.created).append(parsed["slug"])
+    if retire_missing and not result.problems:
+        seen = {q["slug"] for q in result.questions}
+        for slug, q in current.items():
+            if (
+                slug not in seen
+                and q.origin == Question.Origin.FILE
+                and q.status == Question.Status.PUBLISHED
+            ):
+                q.status = Question.Status.DRAFT
+                q.save(update_fields=["status"])
+                report.retired.append(slug)
+    return report

@@ -1,0 +1,38 @@
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from quizzes.bank import load_bank
+from studyapp.notes.loader import NoteError, library
+
+
+class Command(BaseCommand):
+    help = "Check the notes and load the question bank from content/ (idempotent upsert by slug)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="*", help="bank files (default: content/questions)")
+        parser.add_argument(
+            "--strict", action="store_true", help="exit with an error if any question is invalid"
+        )
+
+    def handle(self, *args, files, strict, **options):
+        try:
+            notes = library().notes()
+        except NoteError as e:
+            raise CommandError(str(e)) from e
+        self.stdout.write(f"notes: {len(notes)} rendered")
+        paths = [Path(f) for f in files] or sorted(
+            (Path(settings.CONTENT_DIR) / "questions").glob("*.yaml")
+        )
+        report = load_bank(paths)
+        for problem in report.problems:
+            self.stderr.write(f"invalid: {problem}")
+        self.stdout.write(
+            f"questions: {len(report.created)} created, {len(report.updated)} updated, "
+            f"{len(report.unchanged)} unchanged, {len(report.retired)} retired, "
+            f"{len(report.skipped)} kept (authored in the browser), "
+            f"{len(report.problems)} invalid"
+        )
+        if report.problems and strict:
+            raise CommandError(f"{len(report.problems)} invalid question(s)")

@@ -1,0 +1,175 @@
+"""The question bank (one row per question version), attempts and responses."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from .schema import FAMILIES, KINDS, SUBTOPICS
+
+
+def new_key() -> str:
+    """An opaque option key: forms submit it, and it says nothing about the answer."""
+    return secrets.token_hex(5)
+
+
+class QuestionQuerySet(models.QuerySet):
+    def current(self):
+        return self.filter(is_current=True)
+
+    def published(self):
+        return self.current().filter(status=Question.Status.PUBLISHED)
+
+
+class Question(models.Model):
+    """One version of a question; responses point at the exact version they answered."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        PUBLISHED = "published"
+
+    class Origin(models.TextChoices):
+        FILE = "file"
+        BROWSER = "browser"
+
+    slug = models.SlugField(max_length=80)
+    version = models.PositiveIntegerField(default=1)
+    is_current = models.BooleanField(default=True)
+    kind = models.CharField(max_length=20, choices=[(k, k) for k in KINDS])
+    subtopic = models.CharField(max_length=30, choices=[(s, s) for s in SUBTOPICS])
+    concept = models.SlugField(max_length=80)
+    difficulty = models.PositiveSmallIntegerField(default=2)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED)
+    stem = models.TextField()
+    stem_html = models.TextField()
+    explanation = models.TextField()
+    explanation_html = models.TextField()
+    sources = models.JSONField(default=list)
+    notes_ref = models.CharField(max_length=120)
+    data = models.JSONField(default=dict, blank=True)
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.FILE)
+    content_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = QuestionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["slug", "version"], name="question_slug_version"),
+            models.UniqueConstraint(
+                fields=["slug"], condition=Q(is_current=True), name="one_current_version"
+            ),
+        ]
+        indexes = [models.Index(fields=["is_current", "status", "subtopic"])]
+
+    def __str__(self) -> str:
+        return f"{self.slug} v{self.version}"
+
+    @property
+    def notes_url(self) -> str:
+        slug, _, anchor = self.notes_ref.partition("#")
+        return f"/notes/{slug}/#{anchor}" if anchor else f"/notes/{slug}/"
+
+
+class Option(models.Model):
+    """A choice, an ordering item or a matching pair, with the why that teaches it."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
+    key = models.CharField(max_length=40, default=new_key)
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField()
+    text_html = models.TextField()
+    correct = models.BooleanField(default=False)
+    why = models.TextField()
+    why_html = models.TextField()
+    family = models.CharField(max_length=30, blank=True, choices=[(f, f) for f in FAMILIES])
+    match = models.TextField(blank=True)  # matching: the right-hand text this left item pairs with
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "key"], name="option_key_per_question")
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:60]
+
+
+class AttemptQuerySet(models.QuerySet):
+    def owned_by(self, owner):
+        """Attempts of a user, or of an anonymous session's owner token."""
+        if owner.user is not None:
+            return self.filter(user=owner.user)
+        return self.filter(user=None, owner_token=owner.token)
+
+
+class Attempt(models.Model):
+    class Mode(models.TextChoices):
+        PRACTICE = "practice"
+        EXAM = "exam"
+
+    mode = models.CharField(max_length=10, choices=Mode.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
+    )
+    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
+    seed = models.BigIntegerField()
+    started_at = models.DateTimeField(default=timezone.now)
+    deadline = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    question_count = models.PositiveSmallIntegerField()
+    score = models.FloatField(null=True, blank=True)
+    retake_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "mode", "started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.mode} attempt {self.pk}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.submitted_at is not None
+
+    def seconds_left(self, now=None) -> int | None:
+        if self.deadline is None:
+            return None
+        now = now or timezone.now()
+        return max(0, int((self.deadline - now).total_seconds()))
+
+    def is_expired(self, now=None) -> bool:
+        return self.deadline is not None and (now or timezone.now()) >= self.deadline
+
+
+class Response(models.Model):
+    """A learner's answer to one question (version) in one attempt: one row per pair."""
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="responses")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="responses")
+    position = models.PositiveSmallIntegerField()
+    answer = models.JSONField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    is_correct = models.BooleanField(null=True)
+    families = models.JSONField(default=list, blank=True)  # traps the chosen answer fell into
+    flagged = models.BooleanField(default=False)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "question"], name="one_response"),
+            models.UniqueConstraint(fields=["attempt", "position"], name="one_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attempt_id}:{self.position}"
+
+    @property
+    def answered(self) -> bool:
+        return self.answered_at is not None

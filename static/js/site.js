@@ -1,0 +1,1 @@
+// Loopcraft: small progressive enhancements. Every page works without this file.

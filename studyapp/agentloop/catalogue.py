@@ -1,0 +1,395 @@
+"""The stop_reason, next-action and tool_choice catalogues: where these facts are written."""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+from anthropic.types import StopReason
+
+DOC_STOP = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
+DOC_HANDLE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls"
+DOC_DEFINE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools"
+DOC_TOOL_2025 = "https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use"
+DOC_REFUSAL = (
+    "https://platform.claude.com/docs/en/test-and-evaluate/strengthen-guardrails/"
+    "handle-streaming-refusals"
+)
+DOC_THINK = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+SDK_STOP_REASON = "https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/stop_reason.py"
+SDK_TOOL_CHOICE = (
+    "https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/types/"
+    "tool_choice_param.py"
+)
+
+
+@dataclass(frozen=True)
+class NextAction:
+    """A named thing the loop can do after a response; learners meet these names everywhere."""
+
+    code: str
+    label: str
+    detail: str
+    continues: bool  # does the loop call the API again after doing this?
+
+
+NEXT_ACTIONS: dict[str, NextAction] = {
+    a.code: a
+    for a in [
+        NextAction(
+            "run_tools",
+            "Run the tools, send every result in one message",
+            "Append the assistant content unchanged, run every tool_use block, then send ONE user "
+            "message holding one tool_result per tool_use (matched by tool_use_id, results first) "
+            "and call again.",
+            True,
+        ),
+        NextAction(
+            "resend_paused",
+            "Send the paused turn back as is",
+            "Append the assistant content unchanged and call again with the same tools. No extra "
+            "user message: the server picks up where it paused.",
+            True,
+        ),
+        NextAction(
+            "finish",
+            "Stop and use the answer",
+            "The turn is complete: leave the loop and use the response.",
+            False,
+        ),
+        NextAction(
+            "retry_with_more_tokens",
+            "Don't run the cut-off call; retry with a larger max_tokens",
+            "The last tool_use block was cut off, so its input is incomplete. Do not execute it: "
+            "send the request again with a higher max_tokens.",
+            True,
+        ),
+        NextAction(
+            "handle_truncation",
+            "Handle a truncated answer",
+            "The text was cut off at max_tokens. Raise max_tokens, or continue: resend with the "
+            "partial assistant text and ask for the rest. Never present it as complete.",
+            False,
+        ),
+        NextAction(
+            "handle_stop_sequence",
+            "Stop: the application reads stop_sequence",
+            "One of your stop_sequences fired; response.stop_sequence names which. The "
+            "application decides what that marker means.",
+            False,
+        ),
+        NextAction(
+            "handle_refusal",
+            "Stop: handle the refusal",
+            "Claude declined (HTTP 200, not an exception). Don't resend the same request: reset or "
+            "change the context first, or tell the user.",
+            False,
+        ),
+        NextAction(
+            "handle_context_full",
+            "Handle a full context window",
+            "Generation stopped because the context window filled: treat the answer as valid but "
+            "truncated, and shrink the history before going on.",
+            False,
+        ),
+        # Wrong everywhere: offered as distractors so that learners meet the tempting moves by name.
+        NextAction(
+            "send_continue_message",
+            'Add a "Continue" user message and call again',
+            "Adds a new user turn. Wrong for pause_turn, where the paused turn is sent back as is.",
+            True,
+        ),
+        NextAction(
+            "retry_unchanged",
+            "Resend the same request unchanged",
+            "Sends exactly what produced this response; the same situation comes back.",
+            True,
+        ),
+        NextAction(
+            "run_tools_separately",
+            "Run each tool, send each result in its own message",
+            "Splits one batch of results over several user messages, which the docs call wrong "
+            "and which teaches Claude to stop making parallel calls.",
+            True,
+        ),
+    ]
+}
+
+#: Actions that are the canonical answer in at least one situation.
+CANONICAL_ACTIONS = (
+    "run_tools",
+    "resend_paused",
+    "finish",
+    "retry_with_more_tokens",
+    "handle_truncation",
+    "handle_stop_sequence",
+    "handle_refusal",
+    "handle_context_full",
+)
+
+
+@dataclass(frozen=True)
+class StopReasonInfo:
+    """What one stop_reason means and what the loop must do next."""
+
+    value: str
+    meaning: str
+    continues: bool
+    action: str
+    why: str
+    mistakes: tuple[str, ...]
+    doc_url: str
+    anchor: str  # the section of the stop-reasons note that teaches it
+    alternate_action: str | None = None  # a second situation under the same value
+    alternate_when: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def next_action(self) -> NextAction:
+        return NEXT_ACTIONS[self.action]
+
+
+STOP_REASONS: dict[str, StopReasonInfo] = {
+    s.value: s
+    for s in [
+        StopReasonInfo(
+            value="end_turn",
+            meaning="Claude finished its response naturally. The most common value.",
+            continues=False,
+            action="finish",
+            why="The model says the turn is over; only stop_reason tells you that, not the text.",
+            mistakes=(
+                "Deciding the loop is over from words like “Done” instead of stop_reason.",
+                "Resending an empty end_turn unchanged (fix the message shape, or add a new "
+                "user message as a last resort).",
+            ),
+            doc_url=DOC_STOP,
+            anchor="end-turn",
+        ),
+        StopReasonInfo(
+            value="tool_use",
+            meaning="Claude is calling one or more client tools and expects their results.",
+            continues=True,
+            action="run_tools",
+            why="The answer depends on results only your application can produce.",
+            mistakes=(
+                "Sending each result in its own user message.",
+                "Putting text before the tool_result blocks (a 400).",
+                "Leaving one tool_use without a tool_result.",
+            ),
+            doc_url=DOC_HANDLE,
+            anchor="tool-use",
+        ),
+        StopReasonInfo(
+            value="max_tokens",
+            meaning="Output reached the request's max_tokens (or the model's maximum).",
+            continues=False,
+            action="handle_truncation",
+            why="The response is cut off; it is not a finished answer.",
+            mistakes=(
+                "Treating the truncated text as the final answer.",
+                "Running a tool_use block that was cut off mid-input.",
+            ),
+            doc_url=DOC_STOP,
+            anchor="max-tokens",
+            alternate_action="retry_with_more_tokens",
+            alternate_when="the last content block is a tool_use",
+        ),
+        StopReasonInfo(
+            value="stop_sequence",
+            meaning="Claude produced one of the request's stop_sequences.",
+            continues=False,
+            action="handle_stop_sequence",
+            why="You asked to stop there; response.stop_sequence says which marker fired.",
+            mistakes=("Ignoring response.stop_sequence when several sequences are set.",),
+            doc_url=DOC_STOP,
+            anchor="stop-sequence",
+        ),
+        StopReasonInfo(
+            value="pause_turn",
+            meaning=(
+                "The server-side loop for server tools (web search, web fetch, code execution) "
+                "reached its iteration limit; the turn is paused, not finished."
+            ),
+            continues=True,
+            action="resend_paused",
+            why="The server pauses its own tool loop; sending the turn back lets it resume.",
+            mistakes=(
+                "Adding a “please continue” user message.",
+                "Looking for a client tool to run: there is none.",
+                "Treating the paused turn as the final answer.",
+            ),
+            doc_url=DOC_STOP,
+            anchor="pause-turn",
+        ),
+        StopReasonInfo(
+            value="refusal",
+            meaning="Claude declined to respond for safety reasons. An HTTP 200, not an error.",
+            continues=False,
+            action="handle_refusal",
+            why="Resending the same context gets the same refusal.",
+            mistakes=(
+                "Catching it as an exception: the SDK raises none.",
+                "Retrying the identical request in a loop.",
+            ),
+            doc_url=DOC_REFUSAL,
+            anchor="refusal",
+        ),
+        StopReasonInfo(
+            value="model_context_window_exceeded",
+            meaning=(
+                "Generation stopped because the model's context window filled, not because of "
+                "your max_tokens."
+            ),
+            continues=False,
+            action="handle_context_full",
+            why="The response is valid but truncated, and the next call has even less room.",
+            mistakes=(
+                "Treating the answer as complete.",
+                "Confusing it with max_tokens: raising max_tokens does not make room.",
+            ),
+            doc_url=DOC_STOP,
+            anchor="context-window-exceeded",
+            notes=(
+                "Returned by default on Sonnet 4.5 and newer models; some SDK versions typed it "
+                "only in the beta namespace.",
+            ),
+        ),
+    ]
+}
+
+
+def sdk_stop_reasons() -> tuple[str, ...]:
+    """The stop_reason values the installed anthropic SDK declares."""
+    return typing.get_args(StopReason)
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def next_action(response: Any) -> str:
+    """The canonical next-action code for a response (an SDK Message or its dict form)."""
+    stop_reason = _get(response, "stop_reason")
+    try:
+        info = STOP_REASONS[stop_reason]
+    except KeyError:
+        raise ValueError(f"unknown stop_reason: {stop_reason!r}") from None
+    if stop_reason == "max_tokens":
+        content = _get(response, "content") or []
+        if content and _get(content[-1], "type") == "tool_use":
+            return "retry_with_more_tokens"
+    return info.action
+
+
+# --- tool_choice -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolChoiceMode:
+    type: str
+    example: dict[str, Any]
+    meaning: str
+    accepts_disable_parallel: bool
+    disable_parallel_means: str
+    default_when: str
+    with_extended_thinking: str
+
+
+TOOL_CHOICE_MODES: dict[str, ToolChoiceMode] = {
+    m.type: m
+    for m in [
+        ToolChoiceMode(
+            "auto",
+            {"type": "auto"},
+            "Claude decides whether to call tools, and which.",
+            True,
+            "at most one tool call",
+            "the default when tools are provided",
+            "supported",
+        ),
+        ToolChoiceMode(
+            "any",
+            {"type": "any"},
+            "Claude must call one of the provided tools, but not a particular one.",
+            True,
+            "exactly one tool call",
+            "never the default",
+            "not supported with manual extended thinking (an error); 2026 docs: adaptive "
+            "thinking supports it",
+        ),
+        ToolChoiceMode(
+            "tool",
+            {"type": "tool", "name": "lookup_order"},
+            "Claude must call the named tool.",
+            True,
+            "exactly one tool call",
+            "never the default",
+            "not supported with manual extended thinking (an error); 2026 docs: adaptive "
+            "thinking supports it",
+        ),
+        ToolChoiceMode(
+            "none",
+            {"type": "none"},
+            "Claude cannot call tools.",
+            False,
+            "not allowed: this shape has only `type`",
+            "the default when no tools are provided",
+            "supported",
+        ),
+    ]
+}
+
+TOOL_CHOICE_SOURCES = (DOC_DEFINE, DOC_TOOL_2025, SDK_TOOL_CHOICE)
+
+
+class ToolChoiceError(ValueError):
+    """A tool_choice value the API would reject, with the reason in words."""
+
+
+def validate_tool_choice(
+    value: Any, *, tool_names: set[str] | None = None, extended_thinking: bool = False
+) -> dict[str, Any]:
+    """Check a tool_choice against the API's shapes; return it or raise ToolChoiceError."""
+    if not isinstance(value, dict):
+        raise ToolChoiceError('tool_choice must be a JSON object such as {"type": "auto"}.')
+    kind = value.get("type")
+    if kind not in TOOL_CHOICE_MODES:
+        raise ToolChoiceError(
+            f"tool_choice.type must be one of auto, any, tool, none (got {kind!r})."
+        )
+    allowed = {"type"}
+    if kind == "tool":
+        allowed.add("name")
+        name = value.get("name")
+        if not isinstance(name, str) or not name:
+            raise ToolChoiceError('tool_choice {"type": "tool"} needs the tool\'s "name".')
+        if tool_names is not None and name not in tool_names:
+            raise ToolChoiceError(f"tool_choice names {name!r}, which is not among the tools.")
+    if TOOL_CHOICE_MODES[kind].accepts_disable_parallel:
+        allowed.add("disable_parallel_tool_use")
+        flag = value.get("disable_parallel_tool_use", False)
+        if not isinstance(flag, bool):
+            raise ToolChoiceError("disable_parallel_tool_use must be true or false.")
+    extra = sorted(set(value) - allowed)
+    if extra:
+        if "disable_parallel_tool_use" in extra:
+            raise ToolChoiceError(
+                'tool_choice {"type": "none"} has no disable_parallel_tool_use field.'
+            )
+        raise ToolChoiceError(f"tool_choice of type {kind!r} has no field {extra[0]!r}.")
+    if extended_thinking and kind in ("any", "tool"):
+        raise ToolChoiceError(
+            "With extended thinking (budget_tokens), only tool_choice auto or none is supported."
+        )
+    return value
+
+
+def normalize_tool_choice(value: Any) -> Any:
+    """Drop fields that only restate the default, so equal choices compare equal."""
+    if isinstance(value, dict) and value.get("disable_parallel_tool_use") is False:
+        value = {k: v for k, v in value.items() if k != "disable_parallel_tool_use"}
+    return value

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class StudyappConfig(AppConfig):
+    name = "studyapp"
+    verbose_name = "Loopcraft"

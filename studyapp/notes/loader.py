@@ -1,0 +1,162 @@
+"""Load topic notes from content/notes/<lang>/*.md, rendering each file once per modification."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+
+from studyapp.rendering import render_markdown
+
+from .blocks import BLOCKS
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+FRONT_MATTER_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
+REQUIRED = ("title", "slug", "order", "summary", "subtopics", "sources", "last_verified")
+
+
+class NoteError(ValueError):
+    """A note file that cannot be loaded, with the file and the reason."""
+
+
+@dataclass
+class Note:
+    slug: str
+    title: str
+    order: int
+    summary: str
+    subtopics: list[str]
+    sources: list[dict]
+    last_verified: dt.date
+    html: str
+    toc: list[dict]
+    path: Path
+    anchors: set[str] = field(default_factory=set)
+    previous: Note | None = None
+    next: Note | None = None
+
+
+def parse_note(path: Path) -> Note:
+    text = path.read_text(encoding="utf-8")
+    m = FRONT_MATTER_RE.match(text)
+    if not m:
+        raise NoteError(f"{path}: no front matter between --- lines")
+    try:
+        meta = yaml.safe_load(m[1]) or {}
+    except yaml.YAMLError as e:
+        raise NoteError(f"{path}: front matter is not valid YAML: {e}") from e
+    missing = [k for k in REQUIRED if k not in meta]
+    if missing:
+        raise NoteError(f"{path}: front matter lacks {', '.join(missing)}")
+    slug = str(meta["slug"])
+    if not SLUG_RE.match(slug):
+        raise NoteError(f"{path}: slug {slug!r} is not lowercase letters, digits and hyphens")
+    sources = meta["sources"]
+    if not isinstance(sources, list) or not sources:
+        raise NoteError(f"{path}: sources must list at least one page")
+    for s in sources:
+        if not isinstance(s, dict) or not str(s.get("url", "")).startswith("https://"):
+            raise NoteError(f"{path}: each source needs a title and an https:// url")
+    verified = meta["last_verified"]
+    if not isinstance(verified, dt.date):
+        raise NoteError(f"{path}: last_verified must be a date like 2026-11-29")
+    rendered = render_markdown(text[m.end() :], blocks=BLOCKS, toc=True)
+    anchors = set(re.findall(r'\sid="([^"]+)"', rendered.html))
+    return Note(
+        slug=slug,
+        title=str(meta["title"]),
+        order=int(meta["order"]),
+        summary=str(meta["summary"]),
+        subtopics=list(meta["subtopics"]),
+        sources=sources,
+        last_verified=verified,
+        html=rendered.html,
+        toc=[t for t in rendered.toc if t["level"] == 2],
+        path=path,
+        anchors=anchors,
+    )
+
+
+class NoteLibrary:
+    """All notes of one language, re-rendered only when a file's modification time changes."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self._cache: dict[Path, tuple[float, Note]] = {}
+        self._signature: tuple = ()
+        self._notes: dict[str, Note] = {}
+        self._lock = threading.Lock()
+
+    def _scan(self) -> tuple:
+        return tuple((p, p.stat().st_mtime) for p in sorted(self.directory.glob("*.md")))
+
+    def notes(self) -> dict[str, Note]:
+        signature = self._scan()
+        if signature == self._signature:
+            return self._notes
+        with self._lock:
+            notes: dict[str, Note] = {}
+            cache = {}
+            for path, mtime in signature:
+                cached = self._cache.get(path)
+                note = cached[1] if cached and cached[0] == mtime else parse_note(path)
+                cache[path] = (mtime, note)
+                if note.slug in notes:
+                    raise NoteError(f"{path}: slug {note.slug!r} is used twice")
+                notes[note.slug] = note
+            ordered = sorted(notes.values(), key=lambda n: (n.order, n.slug))
+            for i, note in enumerate(ordered):
+                note.previous = ordered[i - 1] if i else None
+                note.next = ordered[i + 1] if i + 1 < len(ordered) else None
+            self._cache, self._notes = cache, {n.slug: n for n in ordered}
+            self._signature = signature
+        return self._notes
+
+    def get(self, slug: str) -> Note | None:
+        if not SLUG_RE.match(slug):  # never let a crafted slug near the file system
+            return None
+        return self.notes().get(slug)
+
+
+_libraries: dict[str, NoteLibrary] = {}
+
+
+def library(lang: str = "en") -> NoteLibrary:
+    directory = Path(settings.CONTENT_DIR) / "notes" / lang
+    lib = _libraries.get(str(directory))
+    if lib is None:
+        lib = _libraries[str(directory)] = NoteLibrary(directory)
+    return lib
+
+
+@dataclass
+class GlossaryTerm:
+    term: str
+    definition: str
+    link: str
+
+
+_glossary_cache: dict[str, tuple[float, list[GlossaryTerm]]] = {}
+
+
+def glossary() -> list[GlossaryTerm]:
+    path = Path(settings.CONTENT_DIR) / "glossary.yaml"
+    if not path.exists():
+        return []
+    mtime = path.stat().st_mtime
+    cached = _glossary_cache.get(str(path))
+    if cached and cached[0] == mtime:
+        return cached[1]
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    terms = [
+        GlossaryTerm(str(t["term"]), str(t["definition"]), str(t["link"]))
+        for t in data.get("terms", [])
+    ]
+    terms.sort(key=lambda t: t.term.lower().lstrip("_"))
+    _glossary_cache[str(path)] = (mtime, terms)
+    return terms

@@ -1,0 +1,21 @@
+"""Settings for the test run: the production settings file, with the environment a test needs."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("WHITENOISE_USE_FINDERS", "true")
+os.environ.setdefault("DEBUG", "false")
+# Playwright's sync API runs an event loop in the test thread; the ORM must still work there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+from studyapp.settings import *  # noqa: E402, F403
+
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+SESSION_COOKIE_SECURE = False
+CSRF_COOKIE_SECURE = False

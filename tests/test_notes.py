@@ -1,0 +1,137 @@
+"""Topic notes: loading, rendering once, the generated tables, links and slug validation."""
+
+import os
+import re
+
+import pytest
+
+from studyapp.agentloop import catalogue
+from studyapp.notes import loader
+from studyapp.notes.loader import NoteError, library
+
+REQUIRED_SLUGS = {
+    "loop-basics", "stop-reasons", "tool-results", "server-tools", "tool-choice", "guards",
+    "errors", "thinking", "context", "parallel", "observability", "rules-in-code", "traps",
+}  # fmt: skip
+
+
+def note_text(slug="sample", body="## Part one {#one}\n\nText.\n", **meta):
+    front = {
+        "title": "A sample",
+        "slug": slug,
+        "order": 1,
+        "summary": "A summary.",
+        "subtopics": "[loop-basics]",
+        "sources": '\n  - title: Docs\n    url: "https://platform.claude.com/docs"',
+        "last_verified": "2026-11-29",
+    }
+    front.update(meta)
+    lines = "\n".join(f"{k}: {v}" for k, v in front.items() if v is not None)
+    return f"---\n{lines}\n---\n{body}"
+
+
+@pytest.fixture
+def notes():
+    return library().notes()
+
+
+def test_the_library_has_every_required_note(notes):
+    assert set(notes) >= REQUIRED_SLUGS
+    assert len(notes) >= 12
+
+
+def test_every_note_has_sources_a_date_and_a_table_of_contents(notes):
+    for note in notes.values():
+        assert note.sources, note.slug
+        assert all(s["url"].startswith("https://") for s in note.sources)
+        assert note.last_verified.year >= 2026
+        assert len(note.toc) >= 3, note.slug
+        assert all(item["id"] in note.anchors for item in note.toc)
+
+
+def test_the_stop_reason_table_is_generated_from_the_catalogue(notes):
+    html = notes["stop-reasons"].html
+    for value, info in catalogue.STOP_REASONS.items():
+        assert f'id="sr-{value}"' in html
+        assert info.next_action.label.replace("'", "&#x27;") in html
+    assert 'class="diagram"' in html and "<desc" in html and "The diagram in words" in html
+
+
+def test_the_tool_choice_table_is_generated_from_the_catalogue(notes):
+    html = notes["tool-choice"].html
+    for mode in catalogue.TOOL_CHOICE_MODES:
+        assert f'id="tc-{mode}"' in html
+    assert "at most one tool call" in html and "exactly one tool call" in html
+
+
+def test_links_between_notes_point_at_real_anchors(notes):
+    broken = []
+    for note in notes.values():
+        for slug, anchor in re.findall(r'href="/notes/([a-z0-9-]+)/(?:#([^"]+))?"', note.html):
+            target = notes.get(slug)
+            if target is None or (anchor and anchor not in target.anchors):
+                broken.append(f"{note.slug} → {slug}#{anchor}")
+    assert not broken
+
+
+def test_glossary_links_point_at_real_anchors(notes):
+    terms = loader.glossary()
+    assert len(terms) >= 25
+    for term in terms:
+        m = re.fullmatch(r"/notes/([a-z0-9-]+)/#([a-z0-9-]+)", term.link)
+        assert m, term.link
+        assert m[2] in notes[m[1]].anchors, term.link
+
+
+def test_section_9_claims_appear_only_as_things_to_avoid(notes):
+    # The Agent SDK has no run()/process() entry points; a note may name them only to warn.
+    for note in notes.values():
+        for m in re.finditer(r"(?:\.run|process)\(\)", note.html):
+            window = note.html[max(0, m.start() - 600) : m.end() + 600].lower()
+            assert any(w in window for w in ("no ", "not", "never", "doesn", "wrong")), note.slug
+
+
+def test_a_note_is_rendered_once_until_its_file_changes(notes_dir, monkeypatch):
+    path = notes_dir / "01-sample.md"
+    path.write_text(note_text())
+    calls = []
+    real = loader.parse_note
+    monkeypatch.setattr(loader, "parse_note", lambda p: calls.append(p) or real(p))
+    lib = loader.NoteLibrary(notes_dir)
+    assert lib.get("sample").title == "A sample"
+    lib.notes()
+    assert len(calls) == 1
+    path.write_text(note_text(title="Changed"))
+    stat = path.stat()
+    os.utime(path, (stat.st_atime, stat.st_mtime + 5))
+    assert lib.get("sample").title == "Changed"
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        ({"slug": "Bad Slug"}, "is not lowercase"),
+        ({"sources": None}, "lacks sources"),
+        ({"last_verified": "soon"}, "last_verified must be a date"),
+        ({"title": "[unclosed"}, "not valid YAML"),
+    ],
+)
+def test_a_broken_note_names_its_file_and_problem(notes_dir, meta, message):
+    (notes_dir / "01-bad.md").write_text(note_text(**meta))
+    with pytest.raises(NoteError, match=message) as err:
+        loader.NoteLibrary(notes_dir).notes()
+    assert "01-bad.md" in str(err.value)
+
+
+def test_raw_html_in_a_note_is_escaped(notes_dir):
+    (notes_dir / "01-x.md").write_text(note_text(body="## A {#a}\n\n<script>alert(1)</script>\n"))
+    html = loader.NoteLibrary(notes_dir).get("sample").html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+@pytest.mark.parametrize("slug", ["../settings", "..", "Stop-Reasons", "a/b", "", "x" * 3 + "%00"])
+def test_crafted_slugs_never_reach_the_file_system(slug, notes_dir, monkeypatch):
+    lib = loader.NoteLibrary(notes_dir)
+    monkeypatch.setattr(lib, "notes", lambda: pytest.fail("looked at the file system"))
+    assert lib.get(slug) is None

@@ -1,0 +1,66 @@
+"""Settings come from the environment and fail loudly; production passes the deploy checklist."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*args, **env):
+    ours = (
+        "DEBUG",
+        "SECRET_KEY",
+        "ALLOWED_HOSTS",
+        "SECURE_SSL_REDIRECT",
+        "DATABASE_URL",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
+    )
+    base = {k: v for k, v in os.environ.items() if k not in ours and not k.startswith("WHITE")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**base, "DJANGO_SETTINGS_MODULE": "studyapp.settings", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": "x9!-a-long-random-production-secret-key-with-many-characters-0192837465",
+    "ALLOWED_HOSTS": "loopcraft.example.com",
+}
+
+
+def test_production_settings_pass_the_deploy_checklist():
+    result = _run("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_missing_secret_key_in_production_fails_loudly():
+    result = _run("check", DEBUG="false", SECRET_KEY="")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [("DEBUG", "maybe"), ("SECURE_HSTS_SECONDS", "1y")])
+def test_bad_values_name_the_variable(name, value):
+    result = _run("check", **{**PRODUCTION, name: value})
+    assert result.returncode != 0
+    assert name in result.stderr
+
+
+def test_database_url_selects_the_database():
+    result = _run(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.DATABASES['default']['NAME'])",
+        **PRODUCTION,
+        DATABASE_URL="sqlite:////tmp/loopcraft-other.sqlite3",
+    )
+    assert result.stdout.strip().splitlines()[-1] == "/tmp/loopcraft-other.sqlite3", result.stderr
