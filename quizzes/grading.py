@@ -25,6 +25,10 @@ class AnswerError(ValueError):
     """The answer can't be graded as given; the message tells the learner what to fix."""
 
 
+class NoAnswer(AnswerError):
+    """Nothing was answered at all (moving on without answering is allowed in an exam)."""
+
+
 @dataclass
 class Graded:
     score: float  # 0.0 to 1.0
@@ -58,19 +62,21 @@ def parse_answer(spec: dict, post: Any) -> dict:
     if kind in ("single", "truefalse", "next_action"):
         choice = get("choice")
         if not choice:
-            raise AnswerError("Choose one answer first.")
+            raise NoAnswer("Choose one answer first.")
         if choice not in keys:
             raise AnswerError("That choice is not one of this question's options.")
         return {"choice": choice}
     if kind == "multiple":
         choices = sorted(set(getlist("choices")))
         if not choices:
-            raise AnswerError("Choose at least one answer first.")
+            raise NoAnswer("Choose at least one answer first.")
         if not set(choices) <= set(keys):
             raise AnswerError("One of those choices is not an option of this question.")
         return {"choices": choices}
     if kind == "ordering":
         n = len(keys)
+        if not any(get(f"pos-{key}") for key in keys):
+            raise NoAnswer(f"Give every step a position from 1 to {n}.")
         positions: dict[str, int] = {}
         for key in keys:
             raw = get(f"pos-{key}")
@@ -91,6 +97,8 @@ def parse_answer(spec: dict, post: Any) -> dict:
     if kind == "matching":
         rights = {r["key"] for r in spec["data"].get("rights", [])}
         matches = {}
+        if not any(get(f"match-{key}") for key in keys):
+            raise NoAnswer("Choose a match for every item.")
         for key in keys:
             value = get(f"match-{key}")
             if not value:
@@ -102,7 +110,7 @@ def parse_answer(spec: dict, post: Any) -> dict:
     if kind == "json":
         text = get("text").strip()
         if not text:
-            raise AnswerError("Write a JSON value first.")
+            raise NoAnswer("Write a JSON value first.")
         if len(text) > MAX_JSON_CHARS:
             raise AnswerError(f"That is longer than {MAX_JSON_CHARS} characters.")
         parse_json(text)

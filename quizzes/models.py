@@ -24,6 +24,10 @@ class QuestionQuerySet(models.QuerySet):
     def published(self):
         return self.current().filter(status=Question.Status.PUBLISHED)
 
+    def subtopic_counts(self) -> dict[str, int]:
+        rows = self.values_list("subtopic").annotate(n=models.Count("id")).order_by()
+        return dict(rows)
+
 
 class Question(models.Model):
     """One version of a question; responses point at the exact version they answered."""
@@ -68,6 +72,23 @@ class Question(models.Model):
 
     def __str__(self) -> str:
         return f"{self.slug} v{self.version}"
+
+    def grading_spec(self) -> dict:
+        """What the pure grader needs; uses prefetched options when there are any."""
+        return {
+            "kind": self.kind,
+            "options": [
+                {
+                    "key": o.key,
+                    "correct": o.correct,
+                    "position": o.position,
+                    "match": o.match,
+                    "family": o.family,
+                }
+                for o in self.options.all()
+            ],
+            "data": self.data,
+        }
 
     @property
     def notes_url(self) -> str:

@@ -1,6 +1,7 @@
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from studyapp import views
+from studyapp import accounts, views
 from studyapp.notes import views as note_views
 
 urlpatterns = [
@@ -8,4 +9,8 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("notes/", include("studyapp.notes.urls")),
     path("glossary/", note_views.glossary_page, name="glossary"),
+    path("", include("quizzes.urls")),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/signup/", accounts.signup, name="signup"),
 ]

@@ -17,3 +17,20 @@ def notes_dir(tmp_path, settings):
     (tmp_path / "notes" / "en").mkdir(parents=True)
     settings.CONTENT_DIR = tmp_path
     return tmp_path / "notes" / "en"
+
+
+@pytest.fixture
+def one_of_each(db):
+    from .factories import KIND_BODIES, make_question
+
+    return {kind: make_question(kind) for kind in KIND_BODIES}
+
+
+@pytest.fixture
+def learner(db, django_user_model):
+    return django_user_model.objects.create_user("learner", password="pw-learner-123")
+
+
+@pytest.fixture
+def other_learner(db, django_user_model):
+    return django_user_model.objects.create_user("other", password="pw-other-123")

@@ -1,1 +1,53 @@
 // Loopcraft: small progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+
+  // Exam timer: the server holds the deadline; this only counts down what the server said.
+  function startTimer(el) {
+    var left = parseInt(el.dataset.secondsLeft, 10);
+    if (isNaN(left)) return;
+    var value = el.querySelector(".timer-value");
+    var announce = document.getElementById("timer-announce");
+    var end = Date.now() + left * 1000;
+    function fmt(s) {
+      var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+      var mm = (h ? String(m).padStart(2, "0") : String(m)) + ":" + String(sec).padStart(2, "0");
+      return h ? h + ":" + mm : mm;
+    }
+    function tick() {
+      var s = Math.max(0, Math.round((end - Date.now()) / 1000));
+      value.textContent = fmt(s);
+      el.classList.toggle("is-low", s <= 60);
+      if (announce && (s === 300 || s === 60)) {
+        announce.textContent = (s === 300 ? "Five minutes" : "One minute") + " left.";
+      }
+      if (s <= 0) {
+        clearInterval(timer);
+        // Let the server close the attempt and show the results.
+        window.location.reload();
+      }
+    }
+    var timer = setInterval(tick, 1000);
+    tick();
+  }
+
+  function init() {
+    var timer = document.getElementById("timer");
+    if (timer) startTimer(timer);
+  }
+
+  // When an autosave cannot reach the server, say so where the learner looks.
+  function saveFailed(evt) {
+    var status = document.getElementById("save-status");
+    if (!status || !evt.detail || !evt.detail.elt || evt.detail.elt.id !== "exam-form") return;
+    status.textContent = "Not saved: the server could not be reached. Your choice is still " +
+      "selected; use “Save and next” when you are back online.";
+    status.className = "save-status is-error";
+    status.setAttribute("role", "alert");
+  }
+  document.addEventListener("htmx:sendError", saveFailed);
+  document.addEventListener("htmx:responseError", saveFailed);
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

@@ -1,0 +1,246 @@
+"""Write paths of the quiz engine: start attempts, save answers, submit."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from . import grading
+from .models import Attempt, Question, Response
+from .owners import Owner
+from .schema import SUBTOPICS
+
+#: Share of a mock exam per subtopic, in percent, following the weight of each in the topic.
+BLUEPRINT: dict[str, int] = {
+    "stop-reasons": 22,
+    "tool-choice": 14,
+    "tool-results": 12,
+    "server-tools": 9,
+    "guards": 8,
+    "errors": 8,
+    "rules-in-code": 7,
+    "thinking": 6,
+    "observability": 6,
+    "loop-basics": 4,
+    "parallel": 2,
+    "context": 2,
+}
+SECONDS_PER_QUESTION = 120
+EXAM_SIZES = (5, 10, 20, 30, 60)
+PRACTICE_SIZES = (5, 10, 20)
+
+
+class SelectionError(ValueError):
+    """No questions fit what the learner asked for."""
+
+
+def allocate(n: int, weights: dict[str, int]) -> dict[str, int]:
+    """Split n over subtopics by weight with the largest-remainder method (integer exact)."""
+    total = sum(weights.values())
+    counts = {k: n * w // total for k, w in weights.items()}
+    rest = n - sum(counts.values())
+    by_remainder = sorted(weights, key=lambda k: (n * weights[k] % total, weights[k]), reverse=True)
+    for k in by_remainder[:rest]:
+        counts[k] += 1
+    return counts
+
+
+def draw_exam(pool: list[tuple[int, str]], n: int, rng: random.Random) -> list[int]:
+    """Pick n question ids from (id, subtopic) pairs following the blueprint."""
+    by_topic: dict[str, list[int]] = {}
+    for qid, topic in sorted(pool):
+        by_topic.setdefault(topic, []).append(qid)
+    chosen: list[int] = []
+    for topic, k in allocate(n, BLUEPRINT).items():
+        ids = by_topic.get(topic, [])
+        chosen += rng.sample(ids, min(k, len(ids)))
+    leftover = sorted(set(q for q, _ in pool) - set(chosen))
+    if len(chosen) < n:  # a thin subtopic: fill from the rest of the bank
+        chosen += rng.sample(leftover, min(n - len(chosen), len(leftover)))
+    rng.shuffle(chosen)
+    return chosen
+
+
+def _history(owner: Owner):
+    return Response.objects.filter(
+        attempt__in=Attempt.objects.owned_by(owner), answered_at__isnull=False
+    )
+
+
+def practice_pool(owner: Owner, *, subtopics: list[str], which: str) -> list[int]:
+    """Ids of current published questions for a practice set: all, not seen yet, or missed."""
+    qs = Question.objects.published()
+    if subtopics:
+        qs = qs.filter(subtopic__in=subtopics)
+    if which == "unseen":
+        seen = _history(owner).values("question__slug")
+        qs = qs.exclude(slug__in=seen)
+    elif which == "missed":
+        latest = (
+            _history(owner)
+            .filter(question__slug=OuterRef("slug"))
+            .order_by("-answered_at")
+            .values("is_correct")[:1]
+        )
+        qs = qs.annotate(last_correct=Subquery(latest)).filter(last_correct=False)
+    return list(qs.values_list("id", flat=True))
+
+
+@transaction.atomic
+def attempt_start(
+    *, owner: Owner, mode: str, question_ids: list[int], seed: int, retake_of=None
+) -> Attempt:
+    now = timezone.now()
+    attempt = Attempt.objects.create(
+        mode=mode,
+        user=owner.user,
+        owner_token=owner.token,
+        seed=seed,
+        started_at=now,
+        deadline=now + timedelta(seconds=SECONDS_PER_QUESTION * len(question_ids))
+        if mode == Attempt.Mode.EXAM
+        else None,
+        question_count=len(question_ids),
+        retake_of=retake_of,
+    )
+    Response.objects.bulk_create(
+        Response(attempt=attempt, question_id=qid, position=i + 1)
+        for i, qid in enumerate(question_ids)
+    )
+    return attempt
+
+
+def practice_start(*, owner: Owner, subtopics: list[str], which: str, count: int) -> Attempt:
+    pool = practice_pool(owner, subtopics=subtopics, which=which)
+    if not pool:
+        raise SelectionError(
+            {
+                "unseen": "You have seen every question in that selection. Choose “all”.",
+                "missed": "Nothing in that selection was missed last time. Well done!",
+            }.get(which, "No published questions match that selection.")
+        )
+    seed = random.SystemRandom().randrange(2**53)
+    rng = random.Random(seed)
+    ids = rng.sample(sorted(pool), min(count, len(pool)))
+    return attempt_start(owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed)
+
+
+def exam_start(*, owner: Owner, count: int, seed: int | None = None) -> Attempt:
+    pool = list(Question.objects.published().values_list("id", "subtopic"))
+    if not pool:
+        raise SelectionError("The question bank is empty: run manage.py loadcontent.")
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**53)
+    ids = draw_exam(pool, min(count, len(pool)), random.Random(seed))
+    return attempt_start(owner=owner, mode=Attempt.Mode.EXAM, question_ids=ids, seed=seed)
+
+
+def exam_retake_missed(*, owner: Owner, attempt: Attempt) -> Attempt:
+    missed = list(
+        attempt.responses.exclude(is_correct=True).order_by("position")
+        .values_list("question__slug", flat=True)
+    )  # fmt: skip
+    if not missed:
+        raise SelectionError("You missed nothing in that exam, so there is nothing to retake.")
+    ids = list(Question.objects.current().filter(slug__in=missed).values_list("id", flat=True))
+    seed = random.SystemRandom().randrange(2**53)
+    random.Random(seed).shuffle(ids)
+    return attempt_start(
+        owner=owner, mode=Attempt.Mode.EXAM, question_ids=ids, seed=seed, retake_of=attempt
+    )
+
+
+class AttemptClosed(Exception):
+    """The attempt no longer takes answers (submitted, or past its deadline)."""
+
+
+@dataclass
+class Saved:
+    response: Response
+    graded: grading.Graded | None
+
+
+def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
+    """Grade and store an answer. Practice keeps the first answer; exams keep the last."""
+    attempt = response.attempt
+    now = timezone.now()
+    if attempt.is_submitted:
+        raise AttemptClosed("This attempt was already submitted; answers can no longer change.")
+    if attempt.is_expired(now):
+        attempt_submit(attempt=attempt)
+        raise AttemptClosed(
+            "Time ran out, so this answer was not saved. Your exam has been submitted with "
+            "the answers saved before the deadline."
+        )
+    if lock_after_first and response.answered:
+        return Saved(response, None)  # a double submit changes nothing
+    graded = grading.grade(response.question.grading_spec(), answer)
+    updated = Response.objects.filter(pk=response.pk)
+    if lock_after_first:
+        updated = updated.filter(answered_at__isnull=True)
+    fields = {
+        "answer": answer,
+        "score": graded.score,
+        "is_correct": graded.correct,
+        "families": graded.families,
+        "answered_at": now,
+    }
+    if not updated.update(**fields):  # another request answered first: show what it stored
+        response.refresh_from_db(fields=list(fields))
+        return Saved(response, None)
+    for name, value in fields.items():
+        setattr(response, name, value)
+    return Saved(response, graded)
+
+
+def attempt_submit(*, attempt: Attempt) -> Attempt:
+    """Close an attempt and store its score; calling it twice changes nothing."""
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.submitted_at is None:
+            scores = list(locked.responses.values_list("score", flat=True))
+            total = sum(s or 0 for s in scores)
+            locked.score = round(100 * total / len(scores), 1) if scores else 0.0
+            now = timezone.now()
+            locked.submitted_at = min(now, locked.deadline) if locked.deadline else now
+            locked.save(update_fields=["score", "submitted_at"])
+    attempt.refresh_from_db()
+    return attempt
+
+
+def family_report(responses: list[Response]) -> list[dict]:
+    """Each distractor family: how often it was offered, how often it caught the learner."""
+    met: Counter = Counter()
+    fell: Counter = Counter()
+    for r in responses:
+        offered = {o.family for o in r.question.options.all() if o.family}
+        offered |= {w.get("family") for w in r.question.data.get("wrong_answers", [])} - {None}
+        for fam in offered:
+            met[fam] += 1
+        for fam in set(r.families or []):
+            fell[fam] += 1
+    rows = [
+        {"family": f, "met": met[f], "fell": fell[f], "rate": fell[f] / met[f] if met[f] else 0}
+        for f in met
+        if fell[f]
+    ]
+    return sorted(rows, key=lambda r: (-r["rate"], -r["fell"], r["family"]))
+
+
+def subtopic_report(responses: list[Response]) -> list[dict]:
+    rows: dict[str, dict] = {}
+    for r in responses:
+        row = rows.setdefault(
+            r.question.subtopic, {"subtopic": r.question.subtopic, "n": 0, "score": 0.0}
+        )
+        row["n"] += 1
+        row["score"] += r.score or 0
+    for row in rows.values():
+        row["percent"] = round(100 * row["score"] / row["n"])
+    order = {s: i for i, s in enumerate(SUBTOPICS)}
+    return sorted(rows.values(), key=lambda r: (r["percent"], order[r["subtopic"]]))

@@ -1,0 +1,110 @@
+"""Small question banks for tests, one question of every kind, written as bank YAML."""
+
+from __future__ import annotations
+
+import textwrap
+
+from quizzes import bank, schema
+from quizzes.models import Question
+
+COMMON = """
+    subtopic: {subtopic}
+    concept: {slug}
+    difficulty: 2
+    notes: stop-reasons#max-tokens
+    sources: [https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons]
+    stem: "Stem of {slug}"
+    explanation: "General explanation of {slug}"
+"""
+
+KIND_BODIES = {
+    "single": """
+    options:
+      - {{text: "Option A right", correct: true, why: "WHY-A-RIGHT"}}
+      - {{text: "Option B", why: "WHY-B", family: ends-on-text}}
+      - {{text: "Option C", why: "WHY-C", family: split-results}}
+      - {{text: "Option D", why: "WHY-D", family: cap-as-control}}
+""",
+    "multiple": """
+    options:
+      - {{text: "M1 right", correct: true, why: "WHY-M1"}}
+      - {{text: "M2 right", correct: true, why: "WHY-M2"}}
+      - {{text: "M3", why: "WHY-M3", family: ends-on-text}}
+      - {{text: "M4", why: "WHY-M4", family: swallowed-error}}
+""",
+    "truefalse": """
+    options:
+      - {{text: "True", correct: true, why: "WHY-TRUE"}}
+      - {{text: "False", why: "WHY-FALSE", family: misread-contract}}
+""",
+    "ordering": """
+    items:
+      - {{text: "Step one", why: "WHY-S1"}}
+      - {{text: "Step two", why: "WHY-S2"}}
+      - {{text: "Step three", why: "WHY-S3"}}
+      - {{text: "Step four", why: "WHY-S4"}}
+""",
+    "matching": """
+    pairs:
+      - {{left: "end_turn", right: "Stop and use the answer", why: "WHY-P1"}}
+      - {{left: "tool_use", right: "Run the tools", why: "WHY-P2"}}
+      - {{left: "pause_turn", right: "Resend as is", why: "WHY-P3"}}
+    extra_rights: ["Retry unchanged"]
+""",
+    "next_action": """
+    response:
+      id: msg_01
+      type: message
+      role: assistant
+      model: claude-sonnet-4-5
+      content:
+        - {{type: text, text: "Let me look that up."}}
+        - {{type: tool_use, id: toolu_01, name: lookup_order, input: {{order_id: "A1"}}}}
+      stop_reason: max_tokens
+      stop_sequence: null
+      usage: {{input_tokens: 100, output_tokens: 50}}
+    choices:
+      - {{action: retry_with_more_tokens, correct: true, why: "WHY-RETRY"}}
+      - {{action: run_tools, why: "WHY-RUN", family: truncation-as-done}}
+      - {{action: finish, why: "WHY-FINISH", family: truncation-as-done}}
+      - {{action: send_continue_message, why: "WHY-CONT", family: pause-as-tool-use}}
+""",
+    "json": """
+    accept:
+      - {{type: tool, name: lookup_order, disable_parallel_tool_use: true}}
+    normalize: tool_choice
+    why: "WHY-JSON"
+    placeholder: '{{"type": ...}}'
+    wrong_answers:
+      - answer: {{type: any, disable_parallel_tool_use: true}}
+        why: "WHY-JSON-ANY"
+        family: forced-choice-mixup
+""",
+}
+
+
+def question_yaml(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> str:
+    slug = slug or f"t-{kind.replace('_', '-')}"
+    head = f"  - slug: {slug}\n    kind: {kind}" + COMMON.format(slug=slug, subtopic=subtopic)
+    return head + KIND_BODIES[kind].format()
+
+
+def bank_yaml(kinds=tuple(KIND_BODIES), **kw) -> str:
+    return "questions:\n" + "".join(question_yaml(k, **kw) for k in kinds)
+
+
+def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> Question:
+    result = schema.parse_text(
+        textwrap.dedent("questions:\n" + question_yaml(kind, slug, subtopic))
+    )
+    assert not result.problems, result.problems
+    return bank.save_question(result.questions[0])
+
+
+def make_bank(n: int) -> list[Question]:
+    """n questions spread over kinds and subtopics."""
+    kinds = list(KIND_BODIES)
+    return [
+        make_question(kinds[i % len(kinds)], f"b-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)])
+        for i in range(n)
+    ]

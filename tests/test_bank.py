@@ -1,0 +1,163 @@
+"""The question bank: the schema's messages, loadcontent's upsert, and the real bank's health."""
+
+import re
+from collections import Counter
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from quizzes import schema
+from quizzes.bank import load_bank
+from quizzes.models import Question
+from studyapp.notes.loader import library
+
+from .factories import bank_yaml
+
+BANK_DIR = Path(__file__).resolve().parent.parent / "content" / "questions"
+
+
+@pytest.fixture(scope="module")
+def real_bank():
+    result = schema.parse_files(sorted(BANK_DIR.glob("*.yaml")))
+    return result
+
+
+def test_the_real_bank_is_valid(real_bank):
+    assert [str(p) for p in real_bank.problems] == []
+
+
+def test_the_real_bank_has_enough_questions_of_every_kind(real_bank):
+    published = [q for q in real_bank.questions if q["status"] == "published"]
+    assert len(published) >= 120
+    assert set(Counter(q["kind"] for q in published)) == set(schema.KINDS)
+
+
+@pytest.mark.parametrize(
+    ("subtopic", "minimum"),
+    [
+        ("stop-reasons", 30),
+        ("tool-choice", 20),
+        ("server-tools", 10),
+        ("tool-results", 15),
+        ("guards", 10),
+        ("errors", 10),
+        ("thinking", 8),
+        ("observability", 8),
+        ("rules-in-code", 9),
+    ],
+)
+def test_the_real_bank_covers_each_subtopic(real_bank, subtopic, minimum):
+    assert sum(q["subtopic"] == subtopic for q in real_bank.questions) >= minimum
+
+
+def test_single_choice_keys_are_spread_over_the_positions(real_bank):
+    singles = [q for q in real_bank.questions if q["kind"] == "single"]
+    positions = Counter(
+        next(i for i, o in enumerate(q["options"]) if o["correct"]) for q in singles
+    )
+    worst = max(positions.values()) / len(singles)
+    assert worst <= 0.35, f"one letter holds {worst:.0%} of the keys: {dict(positions)}"
+
+
+def test_every_question_links_to_a_real_notes_section(real_bank):
+    notes = library().notes()
+    broken = []
+    for q in real_bank.questions:
+        slug, anchor = q["notes"].split("#")
+        if slug not in notes or anchor not in notes[slug].anchors:
+            broken.append(f"{q['slug']} → {q['notes']}")
+    assert not broken
+
+
+def test_every_wrong_option_names_a_known_family(real_bank):
+    for q in real_bank.questions:
+        for o in q["options"]:
+            assert (
+                o["correct"]
+                or o["family"] in schema.FAMILIES
+                or q["kind"]
+                in (
+                    "ordering",
+                    "matching",
+                )
+            ), q["slug"]
+
+
+def test_problems_name_the_file_line_and_slug():
+    text = bank_yaml(kinds=("single",)).replace("correct: true", "correct: false")
+    text += "  - slug: Bad Slug\n    kind: essay\n"
+    result = schema.parse_text(text, file="bank.yaml")
+    messages = [str(p) for p in result.problems]
+    assert any(
+        re.match(r"bank\.yaml:2: t-single: a single question needs exactly one correct", m)
+        for m in messages
+    ), messages
+    assert any("slug must be lowercase" in m for m in messages)
+    assert any("kind must be one of" in m for m in messages)
+
+
+def test_invalid_yaml_reports_the_line():
+    result = schema.parse_text("questions:\n  - slug: a\n   kind: [", file="x.yaml")
+    assert result.problems and result.problems[0].line >= 2
+    assert "not valid YAML" in result.problems[0].message
+
+
+def test_a_next_action_key_that_disagrees_with_the_catalogue_is_refused():
+    text = bank_yaml(kinds=("next_action",))
+    text = text.replace("retry_with_more_tokens, correct: true", "retry_with_more_tokens")
+    text = text.replace("{action: run_tools,", "{action: run_tools, correct: true,")
+    messages = [str(p) for p in schema.parse_text(text).problems]
+    assert any("catalogue says retry_with_more_tokens" in m for m in messages), messages
+
+
+@pytest.mark.django_db
+def test_loading_is_an_idempotent_upsert_that_versions_changes(tmp_path):
+    path = tmp_path / "bank.yaml"
+    path.write_text(bank_yaml())
+    first = load_bank([path])
+    assert len(first.created) == 7 and not first.problems
+    again = load_bank([path])
+    assert len(again.unchanged) == 7 and not again.created and not again.updated
+    path.write_text(bank_yaml().replace("Stem of t-single", "A clearer stem"))
+    changed = load_bank([path])
+    assert changed.updated == ["t-single"]
+    versions = Question.objects.filter(slug="t-single").order_by("version")
+    assert [(q.version, q.is_current) for q in versions] == [(1, False), (2, True)]
+
+
+@pytest.mark.django_db
+def test_browser_authored_questions_are_never_overwritten_or_retired(tmp_path):
+    path = tmp_path / "bank.yaml"
+    path.write_text(bank_yaml())
+    load_bank([path])
+    Question.objects.filter(slug="t-json").update(origin=Question.Origin.BROWSER)
+    path.write_text(bank_yaml(kinds=("single",)).replace("Stem of", "Changed"))
+    report = load_bank([path])
+    kept = Question.objects.get(slug="t-json")
+    assert kept.status == "published" and kept.version == 1
+    assert "t-multiple" in report.retired and "t-json" not in report.retired
+
+
+@pytest.mark.django_db
+def test_loadcontent_reports_invalid_questions_and_loads_the_rest(tmp_path):
+    path = tmp_path / "bank.yaml"
+    path.write_text(
+        bank_yaml(kinds=("single", "multiple")).replace('"M1 right", correct: true', '"M1"')
+    )
+    out, err = StringIO(), StringIO()
+    call_command("loadcontent", str(path), stdout=out, stderr=err)
+    assert "1 created" in out.getvalue()
+    assert "bank.yaml" in err.getvalue() and "t-multiple" in err.getvalue()
+
+
+@pytest.mark.django_db
+def test_loadcontent_loads_the_real_bank_twice_without_changes():
+    out = StringIO()
+    call_command("loadcontent", stdout=out)
+    call_command("loadcontent", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert re.search(r"questions: (1[2-9]\d|[2-9]\d\d) created", lines[1])
+    assert "0 created, 0 updated" in lines[3]
+    assert Question.objects.published().count() >= 120

@@ -1,0 +1,251 @@
+"""The mock exam: blueprint, a deadline held on the server, autosave, flags, results, review."""
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from quizzes import services
+from quizzes.models import Attempt, Response
+
+from .factories import make_bank
+from .test_practice import _right_answer
+
+pytestmark = pytest.mark.django_db
+
+
+def start_exam(client, count=5):
+    response = client.post("/exam/", {"count": count})
+    assert response.status_code == 302, response.content
+    return Attempt.objects.latest("pk")
+
+
+@pytest.fixture
+def bank(db):
+    return make_bank(60)
+
+
+def test_allocate_splits_by_weight_and_sums_to_n():
+    for n in (5, 10, 30, 60):
+        counts = services.allocate(n, services.BLUEPRINT)
+        assert sum(counts.values()) == n
+    assert services.allocate(30, services.BLUEPRINT)["stop-reasons"] == 7
+
+
+def test_the_draw_follows_the_blueprint_and_is_rebuilt_from_its_seed(bank):
+    pool = [(q.id, q.subtopic) for q in bank]
+    first = services.draw_exam(pool, 30, random.Random(42))
+    assert first == services.draw_exam(pool, 30, random.Random(42))
+    assert len(set(first)) == 30
+    topics = {q.id: q.subtopic for q in bank}
+    assert sum(topics[i] == "stop-reasons" for i in first) == 5  # all 5 the bank has
+
+
+def test_starting_an_exam_sets_a_server_deadline(client, bank):
+    attempt = start_exam(client, count=10)
+    assert attempt.mode == "exam" and attempt.question_count == 10
+    assert attempt.deadline - attempt.started_at == timedelta(minutes=20)
+
+
+def test_a_reload_shows_the_same_remaining_time(client, bank):
+    attempt = start_exam(client)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() + timedelta(seconds=300))
+    first = client.get(f"/exam/{attempt.pk}/q/1/").context["seconds_left"]
+    again = client.get(f"/exam/{attempt.pk}/q/1/").context["seconds_left"]
+    assert 295 <= again <= first <= 300
+
+
+def test_option_order_is_shuffled_per_attempt_but_stable(client, bank):
+    attempt = start_exam(client, count=20)
+    r = attempt.responses.filter(question__kind="single").first()
+    url = f"/exam/{attempt.pk}/q/{r.position}/"
+    keys = [c["key"] for c in client.get(url).context["form_ctx"]["choices"]]
+    assert keys == [c["key"] for c in client.get(url).context["form_ctx"]["choices"]]
+
+
+def test_choosing_an_answer_autosaves_with_htmx(client, bank):
+    attempt = start_exam(client)
+    r = attempt.responses.select_related("question").get(position=1)
+    response = client.post(
+        f"/exam/{attempt.pk}/q/1/", _right_answer(r.question), headers={"HX-Request": "true"}
+    )
+    html = response.content.decode()
+    assert "Saved at" in html and 'hx-swap-oob="true"' in html and "<html" not in html
+    r.refresh_from_db()
+    assert r.answered_at and r.is_correct
+    assert "Right" not in html  # the exam never reveals a verdict before submitting
+
+
+def test_changing_an_answer_keeps_the_last_one(client, bank):
+    attempt = start_exam(client, count=20)
+    r = attempt.responses.select_related("question").filter(question__kind="single").first()
+    wrong = r.question.options.get(text="Option B")
+    url = f"/exam/{attempt.pk}/q/{r.position}/"
+    client.post(url, _right_answer(r.question), headers={"HX-Request": "true"})
+    client.post(url, {"choice": wrong.key}, headers={"HX-Request": "true"})
+    r.refresh_from_db()
+    assert r.answer == {"choice": wrong.key} and not r.is_correct
+    assert Response.objects.filter(attempt=attempt, question=r.question).count() == 1
+
+
+def test_save_and_next_works_without_javascript(client, bank):
+    attempt = start_exam(client)
+    r = attempt.responses.select_related("question").get(position=1)
+    response = client.post(f"/exam/{attempt.pk}/q/1/", {**_right_answer(r.question), "go": "next"})
+    assert response["Location"] == f"/exam/{attempt.pk}/q/2/"
+    back = client.post(f"/exam/{attempt.pk}/q/2/", {"go": "prev"})
+    assert back["Location"] == f"/exam/{attempt.pk}/q/1/"  # moving on without answering is fine
+    html = client.get(f"/exam/{attempt.pk}/q/1/").content.decode()
+    assert "checked" in html or "selected" in html or "</textarea>" in html
+
+
+def test_a_saved_answer_is_shown_again_but_never_the_key(client, bank):
+    attempt = start_exam(client, count=20)
+    r = attempt.responses.select_related("question").filter(question__kind="single").first()
+    wrong = r.question.options.get(text="Option C")
+    url = f"/exam/{attempt.pk}/q/{r.position}/"
+    client.post(url, {"choice": wrong.key})
+    html = client.get(url).content.decode()
+    assert f'value="{wrong.key}" checked' in html
+    assert "WHY-" not in html
+
+
+def test_answers_after_the_deadline_are_refused_and_the_exam_submitted(client, bank):
+    attempt = start_exam(client)
+    r = attempt.responses.select_related("question").get(position=1)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    response = client.post(f"/exam/{attempt.pk}/q/1/", _right_answer(r.question), follow=True)
+    html = response.content.decode()
+    assert "Time ran out" in html and "Your results" in html
+    r.refresh_from_db()
+    attempt.refresh_from_db()
+    assert r.answered_at is None and attempt.is_submitted
+    assert attempt.submitted_at <= attempt.deadline
+
+
+def test_an_htmx_save_after_the_deadline_redirects_the_whole_page(client, bank):
+    attempt = start_exam(client)
+    r = attempt.responses.select_related("question").get(position=1)
+    url = f"/exam/{attempt.pk}/q/1/"
+    client.get(url)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    # The page was open before the deadline; the save arrives after it.
+    response = client.post(url, _right_answer(r.question), headers={"HX-Request": "true"})
+    assert response["HX-Redirect"] == f"/exam/{attempt.pk}/results/"
+
+
+def test_flagging_toggles_and_shows_in_the_navigator(client, bank):
+    attempt = start_exam(client)
+    client.post(f"/exam/{attempt.pk}/q/2/flag/")
+    assert Response.objects.get(attempt=attempt, position=2).flagged
+    html = client.get(f"/exam/{attempt.pk}/q/1/").content.decode()
+    assert '2<span class="visually-hidden">, not answered, flagged' in html
+    fragment = client.post(f"/exam/{attempt.pk}/q/2/flag/", headers={"HX-Request": "true"})
+    assert 'aria-pressed="false"' in fragment.content.decode()
+    assert not Response.objects.get(attempt=attempt, position=2).flagged
+
+
+def test_the_summary_lists_unanswered_and_flagged(client, bank):
+    attempt = start_exam(client)
+    client.post(f"/exam/{attempt.pk}/q/3/flag/")
+    html = client.get(f"/exam/{attempt.pk}/summary/").content.decode()
+    assert "5 not answered, 1 flagged" in html
+
+
+def test_results_by_subtopic_family_and_a_filtered_review(client, bank):
+    attempt = start_exam(client, count=20)
+    rs = list(attempt.responses.select_related("question").order_by("position"))
+    single = next(r for r in rs if r.question.kind == "single")
+    wrong = single.question.options.get(text="Option B")
+    client.post(f"/exam/{attempt.pk}/q/{single.position}/", {"choice": wrong.key})
+    right = next(r for r in rs if r.question.kind == "truefalse")
+    client.post(f"/exam/{attempt.pk}/q/{right.position}/", _right_answer(right.question))
+    client.post(f"/exam/{attempt.pk}/q/{right.position}/flag/")
+    client.post(f"/exam/{attempt.pk}/submit/")
+    page = client.get(f"/exam/{attempt.pk}/results/")
+    html = page.content.decode()
+    assert "5.0%" in html and "1 right out of 20 (2 answered)" in html
+    assert "<strong>ends-on-text</strong>" in html and "Caught you 1 of the" in html
+    assert "WHY-A-RIGHT" in html  # now earned: every option's why
+    incorrect = client.get(f"/exam/{attempt.pk}/results/?show=incorrect").context["review"]
+    assert [i["response"].position for i in incorrect] == [single.position]
+    flagged = client.get(
+        f"/exam/{attempt.pk}/results/?show=flagged", headers={"HX-Request": "true"}
+    )
+    assert flagged.content.decode().lstrip().startswith('<div id="review-list">')
+    assert len(flagged.context["review"]) == 1
+
+
+def test_results_before_submitting_go_to_the_summary(client, bank):
+    attempt = start_exam(client)
+    assert client.get(f"/exam/{attempt.pk}/results/")["Location"] == f"/exam/{attempt.pk}/summary/"
+
+
+def test_retake_the_ones_i_missed(client, bank):
+    attempt = start_exam(client)
+    r = attempt.responses.select_related("question").get(position=1)
+    client.post(f"/exam/{attempt.pk}/q/1/", _right_answer(r.question))
+    client.post(f"/exam/{attempt.pk}/submit/")
+    response = client.post(f"/exam/{attempt.pk}/retake/")
+    retake = Attempt.objects.latest("pk")
+    assert response["Location"] == f"/exam/{retake.pk}/q/1/"
+    assert retake.question_count == 4 and retake.retake_of == attempt
+    assert r.question_id not in set(retake.responses.values_list("question_id", flat=True))
+
+
+def test_submitting_twice_changes_nothing(client, bank):
+    attempt = start_exam(client)
+    client.post(f"/exam/{attempt.pk}/submit/")
+    first = Attempt.objects.get(pk=attempt.pk).submitted_at
+    client.post(f"/exam/{attempt.pk}/submit/")
+    assert Attempt.objects.get(pk=attempt.pk).submitted_at == first
+
+
+def test_a_submitted_exam_takes_no_more_answers(client, bank):
+    attempt = start_exam(client)
+    client.post(f"/exam/{attempt.pk}/submit/")
+    r = attempt.responses.select_related("question").get(position=1)
+    response = client.post(f"/exam/{attempt.pk}/q/1/", _right_answer(r.question))
+    assert response["Location"] == f"/exam/{attempt.pk}/results/"
+    r.refresh_from_db()
+    assert r.answered_at is None
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_only_the_owner_reaches_an_exam(client, bank, learner, other_learner, method):
+    client.force_login(learner)
+    attempt = start_exam(client)
+    client.force_login(other_learner)
+    for url in (
+        f"/exam/{attempt.pk}/q/1/",
+        f"/exam/{attempt.pk}/summary/",
+        f"/exam/{attempt.pk}/results/",
+    ):
+        assert getattr(client, method)(url).status_code in (404, 405)
+
+
+def test_every_post_needs_a_csrf_token(bank):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    assert strict.post("/exam/", {"count": 5}).status_code == 403
+    assert strict.post("/practice/", {"which": "all", "count": 5}).status_code == 403
+
+
+def test_exam_pages_run_a_constant_number_of_queries(client, django_assert_num_queries):
+    make_bank(500)
+    attempt = start_exam(client, count=60)
+    r = attempt.responses.select_related("question").get(position=7)
+    url = f"/exam/{attempt.pk}/q/7/"
+    # session, attempt, response + question, options, navigator
+    with django_assert_num_queries(5):
+        client.get(url)
+    answer = _right_answer(r.question)
+    # the same, + the answer's update
+    with django_assert_num_queries(6):
+        client.post(url, answer, headers={"HX-Request": "true"})
+    client.post(f"/exam/{attempt.pk}/submit/")
+    # session, attempt, responses + questions, options
+    with django_assert_num_queries(4):
+        assert client.get(f"/exam/{attempt.pk}/results/").status_code == 200

@@ -1,0 +1,144 @@
+"""Grading of every question kind: pure functions over the grading spec."""
+
+import pytest
+from django.http import QueryDict
+
+from quizzes import grading
+
+
+def spec(kind, options, data=None):
+    return {"kind": kind, "options": options, "data": data or {}}
+
+
+def opt(key, correct=False, family="", position=0, match=""):
+    return {"key": key, "correct": correct, "family": family, "position": position, "match": match}
+
+
+SINGLE = spec("single", [opt("a", True), opt("b", family="ends-on-text"), opt("c")])
+MULTI = spec(
+    "multiple", [opt("a", True), opt("b", True), opt("c", family="split-results"), opt("d")]
+)
+ORDER = spec("ordering", [opt(k, True, position=i) for i, k in enumerate("wxyz")])
+MATCH = spec(
+    "matching",
+    [opt("l1", match="r1"), opt("l2", match="r2"), opt("l3", match="r3")],
+    {"rights": [{"key": k} for k in ("r1", "r2", "r3", "r4")]},
+)
+RESPONSE = {"stop_reason": "pause_turn", "content": [{"type": "text", "text": "Searching"}]}
+NEXT = spec(
+    "next_action",
+    [opt("resend_paused"), opt("send_continue_message", True, "pause-as-tool-use")],
+    {"response": RESPONSE},
+)
+JSON = spec(
+    "json",
+    [],
+    {
+        "accept": [{"type": "tool", "name": "lookup_order"}],
+        "normalize": "tool_choice",
+        "wrong_answers": [{"answer": {"type": "any"}, "family": "forced-choice-mixup", "why": "x"}],
+    },
+)
+
+
+def test_single_choice_scores_one_or_zero_and_names_the_trap():
+    assert grading.grade(SINGLE, {"choice": "a"}).score == 1
+    wrong = grading.grade(SINGLE, {"choice": "b"})
+    assert wrong.score == 0 and wrong.families == ["ends-on-text"] and not wrong.correct
+
+
+@pytest.mark.parametrize(
+    ("choices", "score"),
+    [(["a", "b"], 1.0), (["a"], 0.5), (["a", "c"], 0.0), (["a", "b", "c"], 0.5), (["c", "d"], 0)],
+)
+def test_multiple_response_gives_partial_credit_and_punishes_guessing(choices, score):
+    assert grading.grade(MULTI, {"choices": choices}).score == score
+
+
+def test_choosing_every_option_earns_nothing():
+    assert grading.grade(MULTI, {"choices": ["a", "b", "c", "d"]}).score == 0
+
+
+@pytest.mark.parametrize(
+    ("order", "score"),
+    [
+        (list("wxyz"), 1.0),
+        (list("zyxw"), 0.0),  # every adjacent pair reversed
+        (list("xyzw"), 0.6667),  # x→y and y→z kept
+        (list("wxzy"), 0.3333),  # only w→x kept
+    ],
+)
+def test_ordering_scores_pairs_relative_to_the_next_item(order, score):
+    assert grading.grade(ORDER, {"order": order}).score == score
+
+
+def test_matching_scores_the_share_matched():
+    answer = {"matches": {"l1": "r1", "l2": "r3", "l3": "r4"}}
+    assert grading.grade(MATCH, answer).score == 0.3333
+    assert grading.grade(MATCH, {"matches": {"l1": "r1", "l2": "r2", "l3": "r3"}}).correct
+
+
+def test_next_action_is_keyed_by_the_catalogue_not_the_author_flag():
+    # The option flags above are deliberately wrong; the catalogue says pause_turn → resend.
+    assert grading.grade(NEXT, {"choice": "resend_paused"}).score == 1
+    wrong = grading.grade(NEXT, {"choice": "send_continue_message"})
+    assert wrong.score == 0 and wrong.families == ["pause-as-tool-use"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "tool", "name": "lookup_order"}',
+        '{"name": "lookup_order", "type": "tool"}',
+        '{"type":"tool","name":"lookup_order","disable_parallel_tool_use":false}',
+        '  {\n "type" : "tool",\n "name": "lookup_order" }  ',
+    ],
+)
+def test_json_answers_compare_by_structure(text):
+    assert grading.grade(JSON, {"text": text}).correct
+
+
+def test_json_answer_recognises_an_anticipated_mistake():
+    g = grading.grade(JSON, {"text": '{"type": "any"}'})
+    assert g.score == 0 and g.families == ["forced-choice-mixup"] and g.feedback_key == "wrong-0"
+
+
+def test_a_none_with_disable_parallel_is_not_normalised_into_a_right_answer():
+    data = {"accept": [{"type": "none"}], "normalize": "tool_choice"}
+    s = spec("json", [], data)
+    assert not grading.grade(
+        s, {"text": '{"type": "none", "disable_parallel_tool_use": false}'}
+    ).correct
+
+
+def test_invalid_json_is_returned_for_correction_with_the_parser_message():
+    with pytest.raises(grading.AnswerError, match=r"not valid JSON: Expecting .* line 1, column"):
+        grading.parse_answer(JSON, QueryDict("text={type: tool}"))
+
+
+@pytest.mark.parametrize(
+    ("s", "query", "message"),
+    [
+        (SINGLE, "", "Choose one answer"),
+        (SINGLE, "choice=zzz", "not one of this question's options"),
+        (MULTI, "", "at least one"),
+        (MULTI, "choices=a&choices=q", "not an option"),
+        (ORDER, "pos-w=1&pos-x=1&pos-y=2&pos-z=3", "1 is used twice"),
+        (ORDER, "pos-w=1&pos-x=2&pos-y=3&pos-z=9", "run from 1 to 4"),
+        (ORDER, "pos-w=1", "from 1 to 4"),
+        (MATCH, "match-l1=r1", "for every item"),
+        (MATCH, "match-l1=r1&match-l2=r2&match-l3=evil", "not among the choices"),
+        (JSON, "text=", "Write a JSON value"),
+        (JSON, "text=" + "1" * 6000, "longer than"),
+    ],
+)
+def test_unusable_answers_say_what_to_fix(s, query, message):
+    with pytest.raises(grading.AnswerError, match=message):
+        grading.parse_answer(s, QueryDict(query))
+
+
+def test_parsed_answers_round_trip_into_grades():
+    assert grading.parse_answer(ORDER, QueryDict("pos-w=4&pos-x=1&pos-y=2&pos-z=3")) == {
+        "order": ["x", "y", "z", "w"]
+    }
+    assert grading.parse_answer(MULTI, QueryDict("choices=b&choices=a")) == {"choices": ["a", "b"]}
