@@ -326,3 +326,8 @@ def exam_retake(request, pk: int):
         messages.info(request, str(e))
         return redirect("quizzes:exam_results", pk=attempt.pk)
     return redirect("quizzes:exam_question", pk=new.pk, position=1)
+
+
+def traps(request):
+    """The distractor families: the habits of mind that wrong options are tagged with."""
+    return render(request, "quizzes/traps.html", {"families": FAMILIES})

@@ -245,3 +245,11 @@ def test_practice_start_service_seeds_attempts(one_of_each):
 
     a = practice_start(owner=Owner(None, "tok"), subtopics=[], which="all", count=5)
     assert a.question_count == 5 and a.responses.count() == 5
+
+
+def test_the_traps_page_explains_every_family(client, db):
+    from quizzes.schema import FAMILIES
+
+    html = client.get("/traps/").content.decode()
+    for name in FAMILIES:
+        assert f"<code>{name}</code>" in html

@@ -7,7 +7,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from quizzes.models import Attempt, Response
-from tests.factories import make_bank
+from tests.factories import make_bank, make_question
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -99,15 +99,13 @@ def test_the_exam_ends_itself_when_time_runs_out(page, live_server):
 
 
 def test_practice_feedback_swaps_in_and_works_by_keyboard(page, live_server, assert_accessible):
-    make_bank(14)
+    for i in range(5):
+        make_question("single", f"p-{i}")
     page.goto(live_server.url + "/practice/")
     assert_accessible(page, "practice-start")
     page.get_by_role("button", name="Start practising").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Question 1")
     assert_accessible(page, "practice-question")
-    radios = page.locator("input[type=radio]")
-    if not radios.count():
-        page.get_by_role("link", name="Skip").click()
     page.locator("input[type=radio]").first.focus()
     page.keyboard.press("Space")
     page.get_by_role("button", name="Check my answer").press("Enter")
