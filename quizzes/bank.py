@@ -45,6 +45,8 @@ def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
                     {"key": rights_by_text[text], "text": text, "html": render_inline(text)}
                 )
         data["rights"] = rights
+    if parsed["kind"] == "fix":
+        data["why_html"] = render_markdown(data.get("why", "")).html
     if parsed["kind"] == "json":
         data["why_html"] = render_inline(data.get("why", ""))
         for w in data.get("wrong_answers", []):

@@ -34,6 +34,7 @@ class Graded:
     score: float  # 0.0 to 1.0
     families: list[str] = field(default_factory=list)  # traps the answer fell into
     feedback_key: str = ""  # json: which anticipated wrong answer matched, if any
+    details: list[str] = field(default_factory=list)  # fix: what the checker still finds
 
     @property
     def correct(self) -> bool:
@@ -107,13 +108,15 @@ def parse_answer(spec: dict, post: Any) -> dict:
                 raise AnswerError("One of the matches is not among the choices.")
             matches[key] = value
         return {"matches": matches}
-    if kind == "json":
+    if kind in ("json", "fix"):
         text = get("text").strip()
         if not text:
             raise NoAnswer("Write a JSON value first.")
         if len(text) > MAX_JSON_CHARS:
             raise AnswerError(f"That is longer than {MAX_JSON_CHARS} characters.")
-        parse_json(text)
+        value = parse_json(text)
+        if kind == "fix" and not isinstance(value, list):
+            raise AnswerError("The answer must be a JSON array of messages, like the one given.")
         return {"text": text}
     raise AnswerError(f"Unknown question kind {kind!r}.")
 
@@ -168,6 +171,8 @@ def grade(spec: dict, answer: dict) -> Graded:
         return Graded(round(hits / len(options), 4))
     if kind == "json":
         return grade_json(spec["data"], parse_json(answer["text"]))
+    if kind == "fix":
+        return grade_fix(spec["data"], parse_json(answer["text"]))
     raise AnswerError(f"Unknown question kind {kind!r}.")
 
 
@@ -194,3 +199,36 @@ def grade_json(data: dict, value: Any) -> Graded:
         if normalized == _normalize(data, wrong["answer"]):
             return Graded(0.0, [wrong["family"]] if wrong.get("family") else [], f"wrong-{i}")
     return Graded(0.0)
+
+
+def _tool_use_ids(messages: Any) -> set[str]:
+    ids = set()
+    for m in messages if isinstance(messages, list) else []:
+        content = m.get("content") if isinstance(m, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                ids.add(str(block.get("id")))
+    return ids
+
+
+def grade_fix(data: dict, value: Any) -> Graded:
+    """Right when the contract checker accepts the history and no tool call was deleted."""
+    from studyapp.agentloop import contract
+
+    problems = []
+    original = data["messages"]
+    if not isinstance(value, list) or not value:
+        problems.append("The answer must be a non-empty JSON array of messages.")
+    else:
+        missing = sorted(_tool_use_ids(original) - _tool_use_ids(value))
+        if missing:
+            problems.append(
+                f"The tool call {missing[0]} was deleted: repair the history, keep the calls."
+            )
+        if value[0] != original[0]:
+            problems.append("The first user message changed: keep the task as it was given.")
+        problems += [
+            f"{f.path}: {f.message}" if f.path else f.message
+            for f in contract.check(value, **data.get("context", {}))
+        ]
+    return Graded(0.0 if problems else 1.0, details=problems)

@@ -56,6 +56,10 @@ def present(question: Question, seed: int, answer: dict | None = None) -> dict:
     if question.kind == "json":
         ctx["placeholder"] = question.data.get("placeholder", "")
         ctx["text"] = answer.get("text", "")
+    if question.kind == "fix":
+        broken = json.dumps(question.data.get("messages", []), indent=2, ensure_ascii=False)
+        ctx["text"] = answer.get("text") or broken
+        ctx["rows"] = min(40, ctx["text"].count("\n") + 2)
     return ctx
 
 
@@ -131,4 +135,15 @@ def feedback(question: Question, answer: dict, score: float | None) -> dict:
                 key = ""
             if key.startswith("wrong-"):
                 ctx["matched"] = data["wrong_answers"][int(key[6:])]
+    elif question.kind == "fix":
+        ctx["text"] = answer.get("text", "")
+        ctx["fix"] = True
+        ctx["why_html"] = question.data.get("why_html", "")
+        ctx["sample"] = json.dumps(question.data.get("sample_fix", []), indent=2)
+        ctx["problems"] = []
+        if ctx["text"]:
+            try:
+                ctx["problems"] = grading.grade(question.grading_spec(), answer).details
+            except grading.AnswerError as e:
+                ctx["problems"] = [str(e)]
     return ctx

@@ -16,7 +16,9 @@ import yaml
 
 from studyapp.agentloop import catalogue
 
-KINDS = ("single", "multiple", "truefalse", "ordering", "matching", "next_action", "json")
+KINDS = (
+    "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
+)  # fmt: skip
 CHOICE_KINDS = ("single", "multiple", "truefalse", "next_action")
 SUBTOPICS = (
     "loop-basics",
@@ -192,6 +194,8 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         _check_matching(c, q, out)
     elif kind == "json":
         _check_json(c, q, out)
+    elif kind == "fix":
+        _check_fix(c, q, out)
     return (out if not c.problems else None), c.problems
 
 
@@ -374,6 +378,33 @@ def _check_json(c: _Checker, q: dict, out: dict) -> None:
         json.dumps(out["data"])
     except (TypeError, ValueError):
         c.err("accept and wrong_answers must be plain JSON values")
+
+
+def _check_fix(c: _Checker, q: dict, out: dict) -> None:
+    from studyapp.agentloop import contract
+
+    messages = q.get("messages")
+    sample = q.get("sample_fix")
+    context = {k: _plain(q[k]) for k in ("tools", "tool_choice", "thinking") if k in q}
+    if not isinstance(messages, list) or not messages:
+        c.err("messages must be the broken history: a list of messages")
+        return
+    if not isinstance(sample, list) or not sample:
+        c.err("sample_fix must be a repaired history: a list of messages")
+        return
+    if not contract.check(_plain(messages), **context):
+        c.err("the checker finds nothing wrong with messages: the history to fix must be broken")
+    found = contract.check(_plain(sample), **context)
+    if found:
+        c.err(f"sample_fix does not pass the checker: {found[0].message}")
+    out["data"].update(
+        {
+            "messages": _plain(messages),
+            "sample_fix": _plain(sample),
+            "context": context,
+            "why": c.text(q, "why"),
+        }
+    )
 
 
 def parse_text(text: str, file: str = "<text>") -> Result:

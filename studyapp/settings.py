@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "template_partials",
     "studyapp",
     "studyapp.notes",
+    "studyapp.sandbox",
     "quizzes",
 ]
 
@@ -121,6 +122,10 @@ WHITENOISE_USE_FINDERS = DEBUG or envbool("WHITENOISE_USE_FINDERS", "false")
 WHITENOISE_AUTOREFRESH = DEBUG
 
 CONTENT_DIR = Path(os.getenv("CONTENT_DIR", BASE_DIR / "content"))
+
+# Uploads: the sandbox takes files up to 2 MB; a little headroom for the form around them.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -80,6 +80,29 @@ KIND_BODIES = {
         why: "WHY-JSON-ANY"
         family: forced-choice-mixup
 """,
+    "fix": """
+    why: "WHY-FIX"
+    messages:
+      - {{role: user, content: "Where are orders 1 and 2?"}}
+      - role: assistant
+        content:
+          - {{type: tool_use, id: toolu_01A, name: lookup_order, input: {{id: "1"}}}}
+          - {{type: tool_use, id: toolu_01B, name: lookup_order, input: {{id: "2"}}}}
+      - role: user
+        content: [{{type: tool_result, tool_use_id: toolu_01A, content: "shipped"}}]
+      - role: user
+        content: [{{type: tool_result, tool_use_id: toolu_01B, content: "packing"}}]
+    sample_fix:
+      - {{role: user, content: "Where are orders 1 and 2?"}}
+      - role: assistant
+        content:
+          - {{type: tool_use, id: toolu_01A, name: lookup_order, input: {{id: "1"}}}}
+          - {{type: tool_use, id: toolu_01B, name: lookup_order, input: {{id: "2"}}}}
+      - role: user
+        content:
+          - {{type: tool_result, tool_use_id: toolu_01A, content: "SAMPLE-shipped"}}
+          - {{type: tool_result, tool_use_id: toolu_01B, content: "SAMPLE-packing"}}
+""",
 }
 
 

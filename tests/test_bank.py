@@ -117,9 +117,9 @@ def test_loading_is_an_idempotent_upsert_that_versions_changes(tmp_path):
     path = tmp_path / "bank.yaml"
     path.write_text(bank_yaml())
     first = load_bank([path])
-    assert len(first.created) == 7 and not first.problems
+    assert len(first.created) == 8 and not first.problems
     again = load_bank([path])
-    assert len(again.unchanged) == 7 and not again.created and not again.updated
+    assert len(again.unchanged) == 8 and not again.created and not again.updated
     path.write_text(bank_yaml().replace("Stem of t-single", "A clearer stem"))
     changed = load_bank([path])
     assert changed.updated == ["t-single"]

@@ -142,3 +142,54 @@ def test_parsed_answers_round_trip_into_grades():
         "order": ["x", "y", "z", "w"]
     }
     assert grading.parse_answer(MULTI, QueryDict("choices=b&choices=a")) == {"choices": ["a", "b"]}
+
+
+FIX_ORIGINAL = [
+    {"role": "user", "content": "Where are orders 1 and 2?"},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_01A", "name": "lookup_order", "input": {}},
+            {"type": "tool_use", "id": "toolu_01B", "name": "lookup_order", "input": {}},
+        ],
+    },
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_01A", "content": "ok"}],
+    },
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_01B", "content": "ok"}],
+    },
+]
+FIX = spec("fix", [], {"messages": FIX_ORIGINAL, "context": {}})
+
+
+def _fixed():
+    merged = FIX_ORIGINAL[2]["content"] + FIX_ORIGINAL[3]["content"]
+    return FIX_ORIGINAL[:2] + [{"role": "user", "content": merged}]
+
+
+def test_a_repaired_history_passes_the_contract_checker():
+    import json
+
+    assert grading.grade(FIX, {"text": json.dumps(_fixed())}).correct
+
+
+def test_the_broken_history_as_given_is_not_accepted():
+    import json
+
+    g = grading.grade(FIX, {"text": json.dumps(FIX_ORIGINAL)})
+    assert not g.correct and any("parallel calls" in d for d in g.details)
+
+
+def test_deleting_the_tool_calls_is_not_a_repair():
+    import json
+
+    g = grading.grade(FIX, {"text": json.dumps(FIX_ORIGINAL[:1])})
+    assert not g.correct and "was deleted" in g.details[0]
+
+
+def test_a_fix_answer_must_be_an_array():
+    with pytest.raises(grading.AnswerError, match="JSON array of messages"):
+        grading.parse_answer(FIX, QueryDict("text=%7B%7D"))

@@ -1,5 +1,6 @@
 """Practice: choose a set, answer one question at a time, get the why of every option."""
 
+import json
 import re
 
 import pytest
@@ -29,7 +30,7 @@ def test_starting_practice_redirects_to_the_first_question(client, one_of_each):
     attempt = Attempt.objects.get()
     assert response.status_code == 302
     assert response["Location"] == f"/practice/{attempt.pk}/1/"
-    assert attempt.mode == "practice" and attempt.question_count == 7
+    assert attempt.mode == "practice" and attempt.question_count == 8
 
 
 def test_an_empty_selection_says_why_instead_of_failing(client, one_of_each):
@@ -55,11 +56,14 @@ def _right_answer(question):
         return {f"pos-{o.key}": o.position + 1 for o in opts}
     if question.kind == "matching":
         return {f"match-{o.key}": o.match for o in opts}
+    if question.kind == "fix":
+        return {"text": json.dumps(question.data["sample_fix"])}
     return {"text": '{"type": "tool", "name": "lookup_order", "disable_parallel_tool_use": true}'}
 
 
 @pytest.mark.parametrize(
-    "kind", ["single", "multiple", "truefalse", "ordering", "matching", "next_action", "json"]
+    "kind",
+    ["single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix"],
 )
 def test_a_right_answer_is_marked_right_with_every_why(client, one_of_each, kind):
     start(client)
@@ -110,7 +114,7 @@ def test_a_double_submit_keeps_the_first_answer(client, one_of_each):
     wrong = r.question.options.get(text="Option C")
     client.post(url, {"choice": wrong.key})
     r.refresh_from_db()
-    assert r.is_correct and Response.objects.filter(attempt=attempt).count() == 7
+    assert r.is_correct and Response.objects.filter(attempt=attempt).count() == 8
 
 
 def test_invalid_json_is_sent_back_for_correction_not_marked(client, one_of_each):
@@ -169,7 +173,7 @@ def test_not_seen_yet_skips_what_i_answered(client, one_of_each):
     start(client, which="unseen")
     latest = Attempt.objects.latest("pk")
     assert "t-single" not in set(latest.responses.values_list("question__slug", flat=True))
-    assert latest.question_count == 6
+    assert latest.question_count == 7
 
 
 def test_the_done_page_summarises_the_set(client, one_of_each):
@@ -178,7 +182,7 @@ def test_the_done_page_summarises_the_set(client, one_of_each):
     r = _question_at(attempt, "single")
     client.post(f"/practice/{attempt.pk}/{r.position}/", _right_answer(r.question))
     html = client.get(f"/practice/{attempt.pk}/done/").content.decode()
-    assert "You answered 1 of 7 questions, scoring 100%" in html
+    assert "You answered 1 of 8 questions, scoring 100%" in html
 
 
 def test_question_and_answer_queries_do_not_grow_with_the_bank(

@@ -48,6 +48,23 @@
   document.addEventListener("htmx:sendError", saveFailed);
   document.addEventListener("htmx:responseError", saveFailed);
 
+  // Sandbox stepper: keys act only while focus is inside the stepper, never elsewhere.
+  var KEYS = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last", t: "tool", f: "finding" };
+  document.addEventListener("keydown", function (evt) {
+    var stepper = document.getElementById("stepper");
+    if (!stepper || !stepper.contains(document.activeElement)) return;
+    if (evt.altKey || evt.ctrlKey || evt.metaKey) return;
+    var tag = document.activeElement.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || tag === "SUMMARY") return;
+    var name = KEYS[evt.key] || KEYS[evt.key.toLowerCase()];
+    if (!name) return;
+    var link = stepper.querySelector('a[data-key="' + name + '"]');
+    if (!link) return;
+    evt.preventDefault();
+    stepper.focus();
+    link.click();
+  });
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();

@@ -357,7 +357,7 @@ def validate_tool_choice(
     if not isinstance(value, dict):
         raise ToolChoiceError('tool_choice must be a JSON object such as {"type": "auto"}.')
     kind = value.get("type")
-    if kind not in TOOL_CHOICE_MODES:
+    if not isinstance(kind, str) or kind not in TOOL_CHOICE_MODES:
         raise ToolChoiceError(
             f"tool_choice.type must be one of auto, any, tool, none (got {kind!r})."
         )

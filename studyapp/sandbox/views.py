@@ -1,0 +1,317 @@
+"""The sandbox: a library of recorded loops, the stepper, predict mode and uploads."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_http_methods, require_POST
+
+from quizzes.owners import get_owner
+from studyapp.agentloop import catalogue
+from studyapp.agentloop.transcript import TranscriptError, parse_transcript
+
+from . import reference
+from .charts import context_chart
+from .forms import UploadForm
+from .library import Run, build_run, library
+from .models import UploadedRun
+from .uploads import upload_parse
+
+RAW_KEY = "sandbox_raw_json"
+PREDICT_KEY = "sandbox_predictions"
+
+
+def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
+    if pk is not None:
+        owner = get_owner(request, create=False)
+        upload = get_object_or_404(UploadedRun.objects.owned_by(owner), pk=pk)
+        try:
+            transcript = parse_transcript(upload.data, strict=False)
+        except TranscriptError as e:  # stored before a stricter parser: say so, don't crash
+            raise Http404(f"This upload can no longer be read: {e}") from e
+        return build_run(f"u{pk}", transcript, uploaded_pk=pk)
+    run = library().get(slug or "")
+    if run is None:
+        raise Http404("No recorded loop with that name")
+    return run
+
+
+def _step_url(run: Run, n: int, mode: str = "steps") -> str:
+    if run.uploaded_pk:
+        return reverse(f"sandbox:upload_{mode}", args=[run.uploaded_pk, n])
+    return reverse(f"sandbox:{mode}", args=[run.key, n])
+
+
+def _run_url(run: Run, name: str) -> str:
+    if run.uploaded_pk:
+        return reverse(f"sandbox:upload_{name}", args=[run.uploaded_pk])
+    return reverse(f"sandbox:{name}", args=[run.key])
+
+
+def sandbox_index(request):
+    runs = sorted(library().runs().values(), key=lambda r: r.title)
+    owner = get_owner(request, create=False)
+    uploads = list(UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at"))
+    tag = request.GET.get("tag", "")
+    tags = sorted({t for r in runs for t in r.transcript.tags})
+    if tag:
+        runs = [r for r in runs if tag in r.transcript.tags]
+    return render(
+        request,
+        "sandbox/index.html",
+        {"runs": runs, "uploads": uploads, "tags": tags, "tag": tag},
+    )
+
+
+def _block_views(turn, raw: bool) -> list[dict]:
+    views = []
+    for block in turn.blocks:
+        data = block.data
+        view = {
+            "block": block,
+            "type": block.type,
+            "data": data,
+            "known": block.known,
+            "json": json.dumps(data, indent=2, ensure_ascii=False),
+        }
+        if block.type in ("tool_use", "server_tool_use"):
+            view["input_json"] = json.dumps(data.get("input", {}), indent=2, ensure_ascii=False)
+        views.append(view)
+    return views
+
+
+def _result_views(turn) -> list[dict]:
+    views = []
+    for result in turn.tool_results:
+        content = result.get("content", "")
+        if isinstance(content, list):
+            text = "\n".join(
+                c.get("text", json.dumps(c, ensure_ascii=False)) if isinstance(c, dict) else str(c)
+                for c in content
+            )
+        else:
+            text = "" if content is None else str(content)
+        views.append(
+            {
+                "id": result.get("tool_use_id", ""),
+                "is_error": result.get("is_error") is True,
+                "text": text,
+                "json": json.dumps(result, indent=2, ensure_ascii=False),
+            }
+        )
+    return views
+
+
+def _jumps(run: Run, index: int) -> dict:
+    turns = run.transcript.turns
+    after = range(index + 1, len(turns))
+    next_tool = next((i for i in after if turns[i].stop_reason == "tool_use"), None)
+    finding_steps = sorted({f.step for f in run.findings if f.step is not None and f.step > index})
+    return {
+        "next_tool": next_tool + 1 if next_tool is not None else None,
+        "next_finding": finding_steps[0] + 1 if finding_steps else None,
+    }
+
+
+def step_context(request, run: Run, n: int) -> dict:
+    turns = run.transcript.turns
+    if not 1 <= n <= len(turns):
+        raise Http404("No such step")
+    turn = turns[n - 1]
+    raw = bool(request.session.get(RAW_KEY, False))
+    info = catalogue.STOP_REASONS.get(turn.stop_reason or "")
+    action = catalogue.NEXT_ACTIONS.get(turn.action or "")
+    is_last = n == len(turns)
+    capped = is_last and run.transcript.ended_by in ("turn_cap", "repeated_call")
+    return {
+        "run": run,
+        "n": n,
+        "total": len(turns),
+        "turn": turn,
+        "blocks": _block_views(turn, raw),
+        "results": _result_views(turn),
+        "raw": raw,
+        "info": info,
+        "action": action,
+        "is_last": is_last,
+        "capped": capped,
+        "listing": reference.listing(turn.stop_reason, turn.action, capped),
+        "appended_json": json.dumps(turn.appended, indent=2, ensure_ascii=False)
+        if turn.appended is not None
+        else "",
+        "request_json": json.dumps(turn.request, indent=2, ensure_ascii=False),
+        "tool_choice_json": json.dumps(run.transcript.tool_choice)
+        if run.transcript.tool_choice
+        else "",
+        "findings": [f for f in run.findings if f.step == turn.index],
+        "run_findings": [f for f in run.findings if f.step is None],
+        "chart": mark_safe(  # noqa: S308 - built from numbers and escaped URLs
+            context_chart(run.transcript.usage_series(), turn.index, lambda s: _step_url(run, s))
+        ),
+        "series": run.transcript.usage_series(),
+        "jumps": _jumps(run, turn.index),
+        "urls": {
+            "first": _step_url(run, 1),
+            "prev": _step_url(run, n - 1) if n > 1 else None,
+            "next": _step_url(run, n + 1) if not is_last else None,
+            "last": _step_url(run, len(turns)),
+            "predict": _step_url(run, 1, "predict"),
+            "self": _step_url(run, n),
+        },
+        "step_url": lambda s: _step_url(run, s),
+    }
+
+
+def step(request, n: int, slug: str | None = None, pk: int | None = None):
+    run = _run(request, slug, pk)
+    ctx = step_context(request, run, n)
+    for key in ("next_tool", "next_finding"):
+        target = ctx["jumps"][key]
+        ctx["jumps"][key + "_url"] = _step_url(run, target) if target else None
+    template = "sandbox/step.html#stepper" if request.htmx else "sandbox/step.html"
+    return render(request, template, ctx)
+
+
+def run_start(request, slug: str | None = None, pk: int | None = None):
+    run = _run(request, slug, pk)
+    return redirect(_step_url(run, 1))
+
+
+@require_POST
+def toggle_raw(request):
+    request.session[RAW_KEY] = not request.session.get(RAW_KEY, False)
+    target = request.POST.get("next", "")
+    if not target.startswith("/sandbox/"):
+        target = reverse("sandbox:index")
+    return redirect(target)
+
+
+# --- predict mode ----------------------------------------------------------------------------
+
+PREDICT_CHOICES = list(catalogue.CANONICAL_ACTIONS) + [
+    "send_continue_message",
+    "run_tools_separately",
+    "retry_unchanged",
+]
+
+
+@require_http_methods(["GET", "POST"])
+def predict(request, n: int, slug: str | None = None, pk: int | None = None):
+    run = _run(request, slug, pk)
+    turns = run.transcript.turns
+    if not 1 <= n <= len(turns):
+        raise Http404("No such step")
+    turn = turns[n - 1]
+    store = request.session.setdefault(PREDICT_KEY, {})
+    answers = store.setdefault(run.key, {})
+    error = ""
+    if request.method == "POST":
+        choice = request.POST.get("action", "")
+        if choice not in PREDICT_CHOICES:
+            error = "Choose what the loop must do next."
+        elif str(n) not in answers:
+            answers[str(n)] = choice
+            request.session.modified = True
+    chosen = answers.get(str(n))
+    right = turn.action
+    ctx = step_context(request, run, n)
+    ctx.update(
+        {
+            "mode": "predict",
+            "choices": [catalogue.NEXT_ACTIONS[c] for c in PREDICT_CHOICES],
+            "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
+            "right": catalogue.NEXT_ACTIONS.get(right or ""),
+            "is_right": chosen is not None and chosen == right,
+            "error": error,
+            "predict_next": _step_url(run, n + 1, "predict") if n < len(turns) else None,
+            "summary_url": _run_url(run, "predict_summary"),
+        }
+    )
+    template = "sandbox/predict.html"
+    if request.htmx and request.method == "POST":
+        template += "#verdict"
+    return render(request, template, ctx)
+
+
+def predict_summary(request, slug: str | None = None, pk: int | None = None):
+    run = _run(request, slug, pk)
+    answers = request.session.get(PREDICT_KEY, {}).get(run.key, {})
+    rows = []
+    for turn in run.transcript.turns:
+        chosen = answers.get(str(turn.index + 1))
+        rows.append(
+            {
+                "n": turn.index + 1,
+                "stop_reason": turn.stop_reason,
+                "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
+                "right": catalogue.NEXT_ACTIONS.get(turn.action or ""),
+                "ok": chosen == turn.action,
+                "url": _step_url(run, turn.index + 1, "predict"),
+            }
+        )
+    answered = [r for r in rows if r["chosen"]]
+    return render(
+        request,
+        "sandbox/predict_summary.html",
+        {
+            "run": run,
+            "rows": rows,
+            "answered": len(answered),
+            "right": sum(r["ok"] for r in answered),
+            "reset_url": _run_url(run, "predict_reset"),
+        },
+    )
+
+
+@require_POST
+def predict_reset(request, slug: str | None = None, pk: int | None = None):
+    run = _run(request, slug, pk)
+    store = request.session.get(PREDICT_KEY, {})
+    store.pop(run.key, None)
+    request.session[PREDICT_KEY] = store
+    return redirect(_step_url(run, 1, "predict"))
+
+
+# --- uploads -------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def upload(request):
+    form = UploadForm(request.POST or None, request.FILES or None)
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        try:
+            transcript, text = upload_parse(form.cleaned_data["text"], form.cleaned_data["file"])
+        except TranscriptError as e:
+            error = str(e)
+        else:
+            owner = get_owner(request)
+            title = form.cleaned_data["title"] or transcript.title or "My uploaded run"
+            data = transcript.to_dict()
+            data["title"] = title
+            run = UploadedRun.objects.create(
+                user=owner.user,
+                owner_token=owner.token,
+                title=title[:200],
+                source=transcript.source,
+                data=data,
+                size=len(text.encode()),
+            )
+            messages.success(request, f"Uploaded “{run.title}”: {len(transcript.turns)} steps.")
+            return redirect("sandbox:upload_steps", pk=run.pk, n=1)
+    status = 400 if error else 200
+    return render(request, "sandbox/upload.html", {"form": form, "error": error}, status=status)
+
+
+@require_POST
+def upload_delete(request, pk: int):
+    owner = get_owner(request, create=False)
+    run = get_object_or_404(UploadedRun.objects.owned_by(owner), pk=pk)
+    run.delete()
+    messages.success(request, f"Deleted “{run.title}”.")
+    return redirect("sandbox:index")

@@ -1,0 +1,65 @@
+"""A learner steps through a recorded loop by keyboard, toggles raw JSON and predicts."""
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_learner_steps_through_a_run_with_the_keyboard(page, live_server, assert_accessible):
+    page.goto(live_server.url + "/sandbox/")
+    assert_accessible(page, "sandbox-library")
+    page.get_by_role("link", name="Refund inside the 30-day window").first.click()
+    page.wait_for_load_state()
+    expect(page.locator(".step-count")).to_have_text("Step 1 of 4")
+    assert_accessible(page, "sandbox-step")
+
+    page.locator("#stepper").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
+    expect(page).to_have_url(live_server.url + "/sandbox/refund-25-days/steps/2/")
+    page.keyboard.press("End")
+    expect(page.locator(".step-count")).to_have_text("Step 4 of 4")
+    expect(page.locator(".decision")).to_contain_text("Stop and use the answer")
+    page.keyboard.press("Home")
+    expect(page.locator(".step-count")).to_have_text("Step 1 of 4")
+    page.keyboard.press("t")
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
+
+    # Keys typed elsewhere on the page do nothing.
+    page.get_by_role("link", name="Predict mode").first.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
+
+    page.get_by_role("button", name="Show raw JSON").click()
+    expect(page.locator(".raw-json").first).to_contain_text('"type": "tool_use"')
+    page.locator("#stepper").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".step-count")).to_have_text("Step 3 of 4")
+    expect(page.locator(".raw-json").first).to_be_visible()  # the choice is remembered
+    page.get_by_role("button", name="Show rendered blocks").click()
+    expect(page.locator(".raw-json")).to_have_count(0)
+
+
+def test_a_broken_loop_shows_the_checkers_finding(page, live_server, assert_accessible):
+    page.goto(live_server.url + "/sandbox/broken-split-results/steps/1/")
+    page.locator("#stepper").focus()
+    page.keyboard.press("f")
+    expect(page.locator(".findings")).to_be_visible()
+    assert_accessible(page, "sandbox-finding")
+
+
+def test_learner_completes_predict_mode(page, live_server, assert_accessible):
+    page.goto(live_server.url + "/sandbox/web-search-pause-turn/predict/1/")
+    assert_accessible(page, "sandbox-predict")
+    page.get_by_label("Send the paused turn back as is").check()
+    page.get_by_role("button", name="Reveal").click()
+    expect(page.locator("#verdict")).to_contain_text("Right.")
+    page.get_by_role("link", name="Next step").click()
+    page.get_by_label("Run the tools, send every result in one message").check()
+    page.get_by_role("button", name="Reveal").click()
+    expect(page.locator("#verdict")).to_contain_text("Not quite.")
+    expect(page.locator("#verdict")).to_contain_text("Stop and use the answer")
+    page.get_by_role("link", name="See your score").click()
+    expect(page.locator(".lead")).to_contain_text("1 right out of 2 answered")
+    assert_accessible(page, "sandbox-predict-summary")

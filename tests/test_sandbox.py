@@ -1,0 +1,277 @@
+"""The sandbox: library, stepper pages, raw JSON, predict mode, uploads and privacy."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from studyapp.agentloop import catalogue
+from studyapp.sandbox.library import library
+from studyapp.sandbox.models import UploadedRun
+
+pytestmark = pytest.mark.django_db
+
+TRANSCRIPTS = Path(__file__).resolve().parent.parent / "content" / "transcripts"
+
+
+def all_steps():
+    for run in library().runs().values():
+        for n in range(1, len(run.transcript.turns) + 1):
+            yield run.key, n
+
+
+def test_the_library_covers_every_stop_reason_and_case():
+    runs = library().runs()
+    assert len(runs) >= 14
+    seen = {reason for run in runs.values() for reason in run.stop_reasons}
+    assert seen == set(catalogue.STOP_REASONS)
+    ended = {run.transcript.ended_by for run in runs.values()}
+    assert {"turn_cap", "repeated_call"} <= ended
+
+
+def test_every_library_run_replays_cleanly_except_the_broken_one():
+    dirty = {
+        key: [f.rule for f in run.findings] for key, run in library().runs().items() if run.findings
+    }
+    broken = {key for key, run in library().runs().items() if run.transcript.deliberately_broken}
+    assert set(dirty) == broken == {"broken-split-results"}, dirty
+
+
+def test_the_library_page_lists_runs_with_badges_and_filters_by_tag(client):
+    html = client.get("/sandbox/").content.decode()
+    for run in library().runs().values():
+        assert f'href="/sandbox/{run.key}/steps/1/"' in html
+    assert '<code class="badge badge-exit">pause_turn</code>' in html
+    tag = sorted(library().runs()["parallel-lookups"].transcript.tags)[0]
+    filtered = client.get(f"/sandbox/?tag={tag}").content.decode()
+    assert filtered.count('class="card"') < html.count('class="card"')
+
+
+@pytest.mark.parametrize(("key", "n"), list(all_steps()))
+def test_every_step_of_every_run_renders(client, key, n, django_assert_max_num_queries):
+    with django_assert_max_num_queries(0):  # library runs come from files, never the database
+        response = client.get(f"/sandbox/{key}/steps/{n}/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    turn = library().get(key).transcript.turns[n - 1]
+    assert f"Step {n} of" in html and f'stop_reason: "{turn.stop_reason}"' in html
+    assert "What the loop does next" in html
+    assert catalogue.NEXT_ACTIONS[turn.action].label.replace("'", "&#x27;") in html
+
+
+def test_the_decision_panel_highlights_the_branch_that_runs(client):
+    html = client.get("/sandbox/web-search-pause-turn/steps/1/").content.decode()
+    active = [line for line in html.split('<span class="line is-active">')[1:]]
+    assert active and all(
+        "pause_turn" in a.split("</span>")[0]
+        or "append" in a.split("</span>")[0]
+        or "no extra user message" in a.split("</span>")[0]
+        for a in active
+    )
+    assert "Send the paused turn back as is" in html
+
+
+def test_htmx_gets_the_stepper_fragment_and_a_url_gets_the_page(client):
+    url = "/sandbox/refund-25-days/steps/2/"
+    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert fragment.lstrip().startswith('<div id="stepper-body">') and "<html" not in fragment
+    assert "<html" in client.get(url).content.decode()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/sandbox/refund-25-days/steps/0/",
+        "/sandbox/refund-25-days/steps/99/",
+        "/sandbox/no-such-run/steps/1/",
+        "/sandbox/..%2Fsecrets/steps/1/",
+    ],
+)
+def test_unknown_runs_and_steps_are_404(client, url):
+    assert client.get(url).status_code == 404
+
+
+def test_the_raw_json_choice_is_remembered_across_steps(client):
+    client.post("/sandbox/raw-json/", {"next": "/sandbox/refund-25-days/steps/1/"})
+    html = client.get("/sandbox/refund-25-days/steps/2/").content.decode()
+    assert 'class="raw-json"' in html and 'aria-pressed="true"' in html
+    client.post("/sandbox/raw-json/", {"next": "https://evil.example/"})
+    assert 'class="raw-json"' not in client.get("/sandbox/refund-25-days/steps/2/").content.decode()
+
+
+def test_the_broken_run_shows_its_finding_at_the_step(client):
+    run = library().get("broken-split-results")
+    step = run.findings[0].step + 1
+    html = client.get(f"/sandbox/broken-split-results/steps/{step}/").content.decode()
+    assert "The checker found" in html
+
+
+def test_predict_mode_scores_and_explains_each_step(client):
+    url = "/sandbox/web-search-pause-turn/predict/1/"
+    before = client.get(url).content.decode()
+    assert "What the loop does next" not in before  # nothing revealed before choosing
+    right = client.post(url, {"action": "resend_paused"}).content.decode()
+    assert "Right." in right and "What the loop does next" in right
+    wrong = client.post("/sandbox/web-search-pause-turn/predict/2/", {"action": "retry_unchanged"})
+    assert "Not quite." in wrong.content.decode()
+    summary = client.get("/sandbox/web-search-pause-turn/predict/summary/").content.decode()
+    assert "1 right out of 2 answered" in summary
+    client.post("/sandbox/web-search-pause-turn/predict/reset/")
+    assert (
+        "0 right out of 0"
+        in client.get("/sandbox/web-search-pause-turn/predict/summary/").content.decode()
+    )
+
+
+def test_predict_mode_asks_for_a_choice(client):
+    html = client.post(
+        "/sandbox/refund-25-days/predict/1/", {"action": "nonsense"}
+    ).content.decode()
+    assert "Choose what the loop must do next." in html
+
+
+def test_predict_keeps_the_first_answer(client):
+    url = "/sandbox/refusal/predict/1/"
+    client.post(url, {"action": "retry_unchanged"})
+    html = client.post(url, {"action": "handle_refusal"}).content.decode()
+    assert "Not quite." in html
+
+
+# --- uploads -------------------------------------------------------------------------------
+
+MESSAGE = {
+    "id": "msg_01XYZ",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-5",
+    "content": [
+        {"type": "text", "text": "<script>alert('x')</script> Checking."},
+        {"type": "tool_use", "id": "toolu_01A", "name": "lookup_order", "input": {"id": "1"}},
+    ],
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 50, "output_tokens": 20},
+}
+
+
+def upload(client, text=None, file=None, title=""):
+    data = {"title": title, "text": text or ""}
+    if file is not None:
+        data["file"] = file
+    return client.post("/sandbox/upload/", data)
+
+
+def test_uploading_a_library_transcript_opens_it(client):
+    text = (TRANSCRIPTS / "parallel-lookups.json").read_text()
+    response = upload(client, file=SimpleUploadedFile("run.json", text.encode()))
+    run = UploadedRun.objects.get()
+    assert response["Location"] == f"/sandbox/uploads/{run.pk}/steps/1/"
+    assert client.get(f"/sandbox/uploads/{run.pk}/steps/2/").status_code == 200
+
+
+def test_a_single_message_uploads_and_its_blocks_are_escaped(client):
+    response = upload(client, text=json.dumps(MESSAGE), title="One message")
+    assert response.status_code == 302
+    html = client.get(response["Location"]).content.decode()
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+    assert "lookup_order" in html
+
+
+def test_a_jsonl_log_of_request_response_pairs_uploads(client):
+    second = {
+        **MESSAGE,
+        "id": "msg_02",
+        "content": [{"type": "text", "text": "Done."}],
+        "stop_reason": "end_turn",
+    }
+    request1 = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": "Where is order 1?"}],
+        "tools": [{"name": "lookup_order", "input_schema": {"type": "object"}}],
+    }
+    request2 = {
+        **request1,
+        "messages": request1["messages"]
+        + [
+            {"role": "assistant", "content": MESSAGE["content"]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "shipped"}
+                ],
+            },
+        ],
+    }
+    log = "\n".join(
+        json.dumps(x)
+        for x in (
+            {"request": request1, "response": MESSAGE},
+            {"request": request2, "response": second},
+        )
+    )
+    response = upload(client, text=log)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    html = client.get(response["Location"].removesuffix("1/") + "2/").content.decode()
+    assert "Step 2 of 2" in html
+
+
+def test_unknown_block_types_are_kept_and_shown_raw(client):
+    message = {**MESSAGE, "content": MESSAGE["content"] + [{"type": "hologram", "beam": 3}]}
+    response = upload(client, text=json.dumps(message))
+    assert response.status_code == 302
+    html = client.get(response["Location"]).content.decode()
+    assert "hologram" in html and "shown raw" in html
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "line 1"),
+        (json.dumps({**MESSAGE, "content": [{"type": "tool_use", "name": "x"}]}), "content[0]"),
+        (json.dumps({"format": "loopcraft.transcript/1", "turns": "many"}), "turns"),
+        ("[" * 200 + "]" * 200, "nest"),
+        ("", "Choose a file or paste"),
+    ],
+)
+def test_bad_uploads_name_the_problem_and_keep_the_text(client, text, message):
+    response = upload(client, text=text)
+    html = response.content.decode()
+    assert response.status_code in (200, 400)
+    assert message.lower() in html.lower(), html[html.find("message error") :][:400]
+    if text:
+        assert not UploadedRun.objects.exists()
+
+
+def test_a_file_over_2_mb_is_refused_in_words(client):
+    big = SimpleUploadedFile("big.json", b" " * (2 * 1024 * 1024 + 10))
+    html = upload(client, file=big).content.decode()
+    assert "the limit is 2 MB" in html
+
+
+def test_a_file_that_is_not_utf8_is_refused_in_words(client):
+    html = upload(client, file=SimpleUploadedFile("x.json", b"\xff\xfe\x00bad")).content.decode()
+    assert "not UTF-8" in html
+
+
+def test_uploads_are_private_and_deletable(client, learner, other_learner):
+    client.force_login(learner)
+    upload(client, text=json.dumps(MESSAGE))
+    run = UploadedRun.objects.get()
+    assert run.user == learner
+    client.force_login(other_learner)
+    assert client.get(f"/sandbox/uploads/{run.pk}/steps/1/").status_code == 404
+    assert client.post(f"/sandbox/uploads/{run.pk}/delete/").status_code == 404
+    client.force_login(learner)
+    assert "Your uploads" in client.get("/sandbox/").content.decode()
+    client.post(f"/sandbox/uploads/{run.pk}/delete/")
+    assert not UploadedRun.objects.exists()
+
+
+def test_an_uploaded_step_runs_a_constant_number_of_queries(client, django_assert_num_queries):
+    upload(client, text=(TRANSCRIPTS / "coding-agent-fix-test.json").read_text())
+    run = UploadedRun.objects.get()
+    # session, the upload
+    with django_assert_num_queries(2):
+        client.get(f"/sandbox/uploads/{run.pk}/steps/3/")
