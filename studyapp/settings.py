@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "studyapp.notes",
     "studyapp.sandbox",
     "quizzes",
+    "authoring",
 ]
 
 MIDDLEWARE = [

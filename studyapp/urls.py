@@ -11,6 +11,7 @@ urlpatterns = [
     path("glossary/", note_views.glossary_page, name="glossary"),
     path("", include("quizzes.urls")),
     path("sandbox/", include("studyapp.sandbox.urls")),
+    path("author/", include("authoring.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", accounts.signup, name="signup"),
