@@ -312,7 +312,7 @@ def exam_results(request, pk: int):
         "correct": sum(1 for r in responses if r.is_correct),
     }
     template = "quizzes/exam_results.html"
-    if request.htmx:
+    if request.htmx and not request.htmx.history_restore_request:
         template += "#review"
     return render(request, template, ctx)
 

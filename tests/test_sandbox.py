@@ -275,3 +275,9 @@ def test_an_uploaded_step_runs_a_constant_number_of_queries(client, django_asser
     # session, the upload
     with django_assert_num_queries(2):
         client.get(f"/sandbox/uploads/{run.pk}/steps/3/")
+
+
+def test_a_history_restore_request_gets_the_whole_page(client):
+    headers = {"HX-Request": "true", "HX-History-Restore-Request": "true"}
+    html = client.get("/sandbox/refund-25-days/steps/2/", headers=headers).content.decode()
+    assert "<html" in html

@@ -62,8 +62,22 @@
     if (!link) return;
     evt.preventDefault();
     stepper.focus();
-    link.click();
+    go(link.getAttribute("href"));
   });
+
+  // Fetch a step into the stepper directly, so fast key presses never land on a link that
+  // htmx has not processed yet; the address bar follows, like hx-push-url.
+  var busy = false, queued = null;
+  function go(url) {
+    if (!window.htmx) { window.location.href = url; return; }
+    if (busy) { queued = url; return; }
+    busy = true;
+    window.htmx.ajax("GET", url, { target: "#stepper-body", swap: "outerHTML" }).then(function () {
+      busy = false;
+      window.history.pushState({}, "", url);
+      if (queued) { var next = queued; queued = null; go(next); }
+    }, function () { busy = false; window.location.href = url; });
+  }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

@@ -173,7 +173,9 @@ def step(request, n: int, slug: str | None = None, pk: int | None = None):
     for key in ("next_tool", "next_finding"):
         target = ctx["jumps"][key]
         ctx["jumps"][key + "_url"] = _step_url(run, target) if target else None
-    template = "sandbox/step.html#stepper" if request.htmx else "sandbox/step.html"
+    # A history-restore request (back button after a cache miss) needs the whole page.
+    partial = request.htmx and not request.htmx.history_restore_request
+    template = "sandbox/step.html#stepper" if partial else "sandbox/step.html"
     return render(request, template, ctx)
 
 
