@@ -281,3 +281,41 @@ def test_a_history_restore_request_gets_the_whole_page(client):
     headers = {"HX-Request": "true", "HX-History-Restore-Request": "true"}
     html = client.get("/sandbox/refund-25-days/steps/2/", headers=headers).content.decode()
     assert "<html" in html
+
+
+@pytest.mark.parametrize(
+    ("block", "shown"),
+    [
+        (
+            {
+                "type": "web_fetch_tool_result",
+                "tool_use_id": "srvtoolu_01F",
+                "content": {
+                    "type": "web_fetch_tool_result_error",
+                    "error_code": "url_not_accessible",
+                },
+            },
+            "error: url_not_accessible",
+        ),
+        (
+            {
+                "type": "code_execution_tool_result",
+                "tool_use_id": "srvtoolu_01C",
+                "content": {
+                    "type": "code_execution_result",
+                    "stdout": "42\n",
+                    "stderr": "",
+                    "return_code": 0,
+                    "content": [],
+                },
+            },
+            "return code <code>0</code>",
+        ),
+        ({"type": "container_upload", "file_id": "file_01Z"}, "file_01Z"),
+    ],
+)
+def test_server_tool_result_blocks_render_by_type(client, block, shown):
+    message = {**MESSAGE, "stop_reason": "end_turn", "content": [block]}
+    response = upload(client, text=json.dumps(message))
+    assert response.status_code == 302, response.content.decode()[-600:]
+    assert shown in client.get(response["Location"]).content.decode()
