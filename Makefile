@@ -35,3 +35,8 @@ test: setup lint
 
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3
+
+# Load benchmark: gunicorn + production settings + a seeded database, driven by Debian's wrk.
+bench: $(STAMP)
+	command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
+	$(PY) bench/run.py

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 
 from django.conf import settings
@@ -162,7 +163,8 @@ class Attempt(models.Model):
         if self.deadline is None:
             return None
         now = now or timezone.now()
-        return max(0, int((self.deadline - now).total_seconds()))
+        # Rounded up, so a browser counting down never reloads before the server's deadline.
+        return max(0, math.ceil((self.deadline - now).total_seconds()))
 
     def is_expired(self, now=None) -> bool:
         return self.deadline is not None and (now or timezone.now()) >= self.deadline

@@ -222,7 +222,7 @@ def family_report(responses: list[Response]) -> list[dict]:
         offered |= {w.get("family") for w in r.question.data.get("wrong_answers", [])} - {None}
         for fam in offered:
             met[fam] += 1
-        for fam in set(r.families or []):
+        for fam in set(r.families or []) & offered:  # a trap counts only where it was set
             fell[fam] += 1
     rows = [
         {"family": f, "met": met[f], "fell": fell[f], "rate": fell[f] / met[f] if met[f] else 0}

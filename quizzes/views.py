@@ -9,6 +9,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from progress.hooks import practice_answered
+
 from . import grading, presentation, services
 from .forms import SUBTOPIC_LABELS, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
@@ -31,7 +33,12 @@ def _response(attempt: Attempt, position: int) -> Response:
 
 
 def _navigator(attempt: Attempt) -> list[dict]:
-    return list(attempt.responses.values("position", "answered_at", "flagged"))
+    # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
+    prefix = reverse("quizzes:exam_question", args=[attempt.pk, 1]).removesuffix("1/")
+    rows = list(attempt.responses.values("position", "answered_at", "flagged"))
+    for row in rows:
+        row["url"] = f"{prefix}{row['position']}/"
+    return rows
 
 
 # --- practice -------------------------------------------------------------------------------
@@ -74,6 +81,7 @@ def practice_question(request, pk: int, position: int):
             response = services.response_save(
                 response=response, answer=answer, lock_after_first=True
             ).response
+            practice_answered(request, response)  # certainty + the concept's FSRS review
             answer = response.answer
     ctx = {
         "attempt": attempt,

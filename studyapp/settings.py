@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "studyapp.sandbox",
     "quizzes",
     "authoring",
+    "progress",
 ]
 
 MIDDLEWARE = [
@@ -79,6 +80,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "authoring.context_processors.authoring",
             ],
         },
     },
@@ -150,7 +152,7 @@ if not SECURE_HSTS_PRELOAD:
 
 # The anthropic SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself; the live sandbox only
 # needs to know whether a key is configured.
-ANTHROPIC_MODEL = os.getenv("ANTHROPIC_MODEL", "claude-sonnet-4-5")
+ANTHROPIC_MODEL = os.getenv("ANTHROPIC_MODEL", "claude-sonnet-5-5")
 
 LOGGING = {
     "version": 1,
@@ -158,3 +160,74 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
 }
+
+# --- Production hardening (issue 8): CSP, rate limits, cookies, database robustness ----------
+# Content-Security-Policy on every response (studyapp/security.py has the default policy).
+MIDDLEWARE.append("studyapp.security.ContentSecurityPolicyMiddleware")
+# Rate limits on log-in, sign-up, uploads and live runs: N requests per S seconds per client.
+MIDDLEWARE.append("studyapp.ratelimit.RateLimitMiddleware")
+RATELIMIT_ENABLED = envbool("RATELIMIT_ENABLED", "true")
+# Behind a proxy every request comes from the proxy: name the header that carries the client,
+# e.g. HTTP_X_REAL_IP or HTTP_X_FORWARDED_FOR (its last entry is used).
+RATELIMIT_IP_META = os.getenv("RATELIMIT_IP_META", "REMOTE_ADDR")
+RATELIMIT_CACHE = os.getenv("RATELIMIT_CACHE", "default")
+
+
+def _envrate(name: str, default: str) -> tuple[int, int]:
+    from studyapp.ratelimit import parse_rate
+
+    return parse_rate(name, os.getenv(name, default))
+
+
+RATE_LIMITS = {
+    "login": {
+        "views": ["login", "signup"],
+        "rate": _envrate("RATELIMIT_LOGIN", "10/300"),
+        "what": "log-in attempts",
+    },
+    "upload": {
+        "views": ["sandbox:upload"],
+        "rate": _envrate("RATELIMIT_UPLOAD", "20/600"),
+        "what": "uploads",
+    },
+    # Starting (or forking) a live run, and each API call a run makes.
+    "live": {
+        "views": ["sandbox:live", "sandbox:live_fork"],
+        "rate": _envrate("RATELIMIT_LIVE", "10/600"),
+        "what": "live runs",
+    },
+    "live-steps": {
+        "views": ["sandbox:live_step"],
+        "rate": _envrate("RATELIMIT_LIVE_STEPS", "120/600"),
+        "what": "live steps",
+    },
+}
+# Problem reports are open to anonymous visitors (authoring).
+RATE_LIMITS["reports"] = {
+    "views": ["author:report_problem"],
+    "rate": _envrate("RATELIMIT_REPORTS", "10/600"),
+    "what": "problem reports",
+}
+if envbool("RATELIMIT_DB_CACHE", "false"):
+    # Shared by every app server on one database: `manage.py createcachetable` creates it.
+    CACHES["ratelimit"] = {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "loopcraft_ratelimit",
+    }
+    RATELIMIT_CACHE = "ratelimit"
+# htmx sends the token from <body hx-headers>; no script needs to read the cookie.
+CSRF_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# A dropped PostgreSQL connection is noticed at the start of a request, not by a 500.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers wait for the lock (up to 20 s) instead of failing with "locked";
+    # WAL lets readers go on while one request writes.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )

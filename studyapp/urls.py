@@ -10,6 +10,7 @@ urlpatterns = [
     path("notes/", include("studyapp.notes.urls")),
     path("glossary/", note_views.glossary_page, name="glossary"),
     path("", include("quizzes.urls")),
+    path("", include("progress.urls")),
     path("sandbox/", include("studyapp.sandbox.urls")),
     path("author/", include("authoring.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

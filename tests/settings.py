@@ -19,3 +19,6 @@ STORAGES = {
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
+# Rate limits are off for the suite (every test client is 127.0.0.1); tests/test_security_ratelimit
+# turns them on with small numbers.
+RATELIMIT_ENABLED = False

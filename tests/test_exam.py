@@ -57,7 +57,7 @@ def test_a_reload_shows_the_same_remaining_time(client, bank):
 
 
 def test_option_order_is_shuffled_per_attempt_but_stable(client, bank):
-    attempt = start_exam(client, count=20)
+    attempt = start_exam(client, count=60)
     r = attempt.responses.filter(question__kind="single").first()
     url = f"/exam/{attempt.pk}/q/{r.position}/"
     keys = [c["key"] for c in client.get(url).context["form_ctx"]["choices"]]
@@ -78,7 +78,7 @@ def test_choosing_an_answer_autosaves_with_htmx(client, bank):
 
 
 def test_changing_an_answer_keeps_the_last_one(client, bank):
-    attempt = start_exam(client, count=20)
+    attempt = start_exam(client, count=60)
     r = attempt.responses.select_related("question").filter(question__kind="single").first()
     wrong = r.question.options.get(text="Option B")
     url = f"/exam/{attempt.pk}/q/{r.position}/"
@@ -101,7 +101,7 @@ def test_save_and_next_works_without_javascript(client, bank):
 
 
 def test_a_saved_answer_is_shown_again_but_never_the_key(client, bank):
-    attempt = start_exam(client, count=20)
+    attempt = start_exam(client, count=60)
     r = attempt.responses.select_related("question").filter(question__kind="single").first()
     wrong = r.question.options.get(text="Option C")
     url = f"/exam/{attempt.pk}/q/{r.position}/"
@@ -154,7 +154,7 @@ def test_the_summary_lists_unanswered_and_flagged(client, bank):
 
 
 def test_results_by_subtopic_family_and_a_filtered_review(client, bank):
-    attempt = start_exam(client, count=20)
+    attempt = start_exam(client, count=60)
     rs = list(attempt.responses.select_related("question").order_by("position"))
     single = next(r for r in rs if r.question.kind == "single")
     wrong = single.question.options.get(text="Option B")
@@ -165,7 +165,7 @@ def test_results_by_subtopic_family_and_a_filtered_review(client, bank):
     client.post(f"/exam/{attempt.pk}/submit/")
     page = client.get(f"/exam/{attempt.pk}/results/")
     html = page.content.decode()
-    assert "5.0%" in html and "1 right out of 20 (2 answered)" in html
+    assert "1.7%" in html and "1 right out of 60 (2 answered)" in html
     assert "<strong>ends-on-text</strong>" in html and "Caught you 1 of the" in html
     assert "WHY-A-RIGHT" in html  # now earned: every option's why
     incorrect = client.get(f"/exam/{attempt.pk}/results/?show=incorrect").context["review"]

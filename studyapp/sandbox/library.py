@@ -24,6 +24,7 @@ class Run:
     transcript: Transcript
     findings: list
     uploaded_pk: int | None = None
+    live_pk: int | None = None
 
     @property
     def title(self) -> str:

@@ -30,3 +30,48 @@ class UploadedRun(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class LiveRunQuerySet(UploadedRunQuerySet):
+    pass
+
+
+class LiveRun(models.Model):
+    """A loop driven against the real API from the sandbox; its whole state is JSON."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
+    )
+    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
+    scenario = models.CharField(max_length=60)
+    title = models.CharField(max_length=200)
+    state = models.JSONField()  # runner.Run.to_state(): history, parameters, guards, usage
+    last_error = models.JSONField(null=True, blank=True)  # the last failed call, if any
+    forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = LiveRunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class LiveUsage(models.Model):
+    """Tokens and calls one owner spent on live runs in one UTC day (for the daily cap)."""
+
+    owner_key = models.CharField(max_length=80)
+    day = models.DateField()
+    tokens = models.PositiveIntegerField(default=0)
+    calls = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner_key", "day"], name="one_usage_row_per_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_key} {self.day}: {self.tokens}"

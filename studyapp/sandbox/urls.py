@@ -1,11 +1,18 @@
 from django.urls import path
 
-from . import views
+from . import views, views_live
 
 app_name = "sandbox"
 urlpatterns = [
     path("", views.sandbox_index, name="index"),
     path("upload/", views.upload, name="upload"),
+    path("live/", views_live.live_index, name="live"),
+    path("live/<int:pk>/", views_live.live_run, name="live_run"),
+    path("live/<int:pk>/steps/<int:n>/", views_live.live_steps, name="live_steps"),
+    path("live/<int:pk>/step/", views_live.live_step, name="live_step"),
+    path("live/<int:pk>/stop/", views_live.live_stop, name="live_stop"),
+    path("live/<int:pk>/fork/", views_live.live_fork, name="live_fork"),
+    path("live/<int:pk>/save/", views_live.live_save, name="live_save"),
     path("raw-json/", views.toggle_raw, name="toggle_raw"),
     path("uploads/<int:pk>/", views.run_start, name="upload_start"),
     path("uploads/<int:pk>/steps/<int:n>/", views.step, name="upload_steps"),

@@ -42,6 +42,8 @@ def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
 
 
 def _step_url(run: Run, n: int, mode: str = "steps") -> str:
+    if run.live_pk:
+        return reverse("sandbox:live_steps", args=[run.live_pk, n])
     if run.uploaded_pk:
         return reverse(f"sandbox:upload_{mode}", args=[run.uploaded_pk, n])
     return reverse(f"sandbox:{mode}", args=[run.key, n])

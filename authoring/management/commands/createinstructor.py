@@ -1,6 +1,6 @@
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.models import Group, Permission
+from django.core.management.base import BaseCommand
 
 from authoring.access import INSTRUCTORS
 
@@ -24,10 +24,22 @@ class Command(BaseCommand):
             else:
                 user.set_unusable_password()
             user.save()
-        try:
-            group = Group.objects.get(name=INSTRUCTORS)
-        except Group.DoesNotExist:
-            raise CommandError("The Instructors group is missing: run manage.py migrate") from None
+        group, made = Group.objects.get_or_create(name=INSTRUCTORS)
+        if made:  # the migration's group was removed (a flushed database): restore its rights
+            group.permissions.set(
+                Permission.objects.filter(
+                    content_type__app_label="quizzes",
+                    codename__in=[
+                        "add_question",
+                        "change_question",
+                        "view_question",
+                        "add_option",
+                        "change_option",
+                        "delete_option",
+                        "view_option",
+                    ],
+                )
+            )
         user.groups.add(group)
         verb = "Created" if created else "Updated"
         self.stdout.write(f"{verb} {username}: now an instructor.")

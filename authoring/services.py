@@ -1,0 +1,231 @@
+"""Writes of the authoring side: saving versions, publishing, problem reports, drafts from steps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from quizzes import bank
+from quizzes.models import Question
+from studyapp.agentloop import catalogue
+
+from . import forms
+from .models import ProblemReport
+
+
+class AuthoringError(ValueError):
+    """A write that cannot be done, with the reason in words."""
+
+
+def question_as_bank_dict(question: Question) -> dict[str, Any]:
+    """The question version as a bank file holds it (docs/QUESTION_FORMAT.md)."""
+    data = question.data or {}
+    q: dict[str, Any] = {
+        "slug": question.slug,
+        "kind": question.kind,
+        "subtopic": question.subtopic,
+        "concept": question.concept,
+        "difficulty": question.difficulty,
+        "status": question.status,
+        "notes": question.notes_ref,
+        "sources": list(question.sources),
+        "stem": question.stem,
+        "explanation": question.explanation,
+    }
+    options = list(question.options.all())
+
+    def with_family(entry: dict, family: str) -> dict:
+        return {**entry, "family": family} if family else entry
+
+    if question.kind in ("single", "multiple", "truefalse"):
+        q["options"] = [
+            with_family({"text": o.text, "correct": o.correct, "why": o.why}, o.family)
+            for o in options
+        ]
+    elif question.kind == "ordering":
+        q["items"] = [{"text": o.text, "why": o.why} for o in options]
+    elif question.kind == "matching":
+        rights = {r["key"]: r["text"] for r in data.get("rights", [])}
+        q["pairs"] = [
+            {"left": o.text, "right": rights.get(o.match, ""), "why": o.why} for o in options
+        ]
+        q["extra_rights"] = list(data.get("extra_rights", []))
+    elif question.kind == "next_action":
+        q["response"] = data.get("response")
+        q["choices"] = [
+            with_family({"action": o.key, "correct": o.correct, "why": o.why}, o.family)
+            for o in options
+        ]
+    elif question.kind == "json":
+        q["accept"] = data.get("accept", [])
+        if data.get("normalize"):
+            q["normalize"] = data["normalize"]
+        q["why"] = data.get("why", "")
+        q["wrong_answers"] = [
+            {"answer": w["answer"], "why": w["why"], "family": w["family"]}
+            for w in data.get("wrong_answers", [])
+        ]
+        q["placeholder"] = data.get("placeholder", "")
+    elif question.kind == "fix":
+        q["messages"] = data.get("messages", [])
+        q["sample_fix"] = data.get("sample_fix", [])
+        q["why"] = data.get("why", "")
+        q.update(data.get("context", {}))
+    return q
+
+
+def question_editable(question: Question) -> dict[str, Any]:
+    """The version in the schema's parsed shape, without checking it: a question that no longer
+    passes the checks must still open in the editor, to be fixed there."""
+    data = question.data or {}
+    rights = {r["key"]: r["text"] for r in data.get("rights", [])}
+    return {
+        "slug": question.slug,
+        "kind": question.kind,
+        "subtopic": question.subtopic,
+        "concept": question.concept,
+        "difficulty": question.difficulty,
+        "notes": question.notes_ref,
+        "sources": list(question.sources),
+        "stem": question.stem,
+        "explanation": question.explanation,
+        "data": data,
+        "options": [
+            {
+                "key": o.key,
+                "text": o.text,
+                "match": rights.get(o.match, ""),
+                "correct": o.correct,
+                "why": o.why,
+                "family": o.family,
+            }
+            for o in question.options.all()
+        ],
+    }
+
+
+def question_parsed(question: Question) -> dict[str, Any]:
+    """The stored version read back through the bank's schema, as the editor starts from it."""
+    parsed, problems = forms.check(question_as_bank_dict(question))
+    if parsed is None:
+        raise AuthoringError(f"{question} no longer passes the bank's checks: {problems[0]}")
+    return parsed
+
+
+@transaction.atomic
+def question_save(*, parsed: dict[str, Any], publish: bool) -> tuple[Question, bool]:
+    """Save a new version (first, or next) from the editor; nothing when nothing changed.
+
+    Earlier versions stay in the table, so every response keeps the version it answered.
+    """
+    parsed = {**parsed, "status": "published" if publish else "draft"}
+    current = Question.objects.current().filter(slug=parsed["slug"]).first()
+    if current is not None and current.content_hash == bank.content_hash(parsed):
+        return current, False
+    return bank.save_question(parsed, origin=Question.Origin.BROWSER), True
+
+
+@transaction.atomic
+def question_publish(*, question: Question) -> Question:
+    """Publish the current version in place: its content (and so its answers) do not change."""
+    if not question.is_current:
+        raise AuthoringError("Only the current version of a question can be published.")
+    parsed = {**question_parsed(question), "status": Question.Status.PUBLISHED}
+    question.status = Question.Status.PUBLISHED
+    question.content_hash = bank.content_hash(parsed)
+    question.save(update_fields=["status", "content_hash"])
+    return question
+
+
+def preview(parsed: dict[str, Any], render):
+    """Call render(question) on the question saved as it would be, then undo the save.
+
+    The preview then runs the very code candidates meet (Markdown, option keys, shuffling),
+    and nothing of it stays in the database.
+    """
+    with transaction.atomic():
+        question = bank.save_question(parsed, origin=Question.Origin.BROWSER)
+        try:
+            return render(question)
+        finally:
+            transaction.set_rollback(True)
+
+
+def report_create(*, question: Question, owner, text: str) -> ProblemReport:
+    return ProblemReport.objects.create(
+        question=question, user=owner.user, owner_token=owner.token, text=text
+    )
+
+
+def report_close(*, report: ProblemReport, outcome: str, by) -> ProblemReport:
+    if outcome not in (ProblemReport.Status.RESOLVED, ProblemReport.Status.DISMISSED):
+        raise AuthoringError("Choose resolve or dismiss.")
+    report.status = outcome
+    report.resolved_at = timezone.now()
+    report.resolved_by = by
+    report.save(update_fields=["status", "resolved_at", "resolved_by"])
+    return report
+
+
+def _free_slug(base: str) -> str:
+    taken = set(
+        Question.objects.filter(slug__startswith=base).values_list("slug", flat=True).distinct()
+    )
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
+
+
+def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Question:
+    """A draft next-action question holding the step's response, for the author to finish.
+
+    The key, the right choice's why and the sources come from the stop_reason catalogue; the
+    other choices are the catalogue's commonest wrong moves, each to be reviewed before publishing.
+    """
+    try:
+        right = catalogue.next_action(response)
+    except ValueError as e:
+        raise AuthoringError(f"This step cannot become a question: {e}") from None
+    info = catalogue.STOP_REASONS[response.get("stop_reason")]
+    wrong = [
+        code
+        for code in (
+            "run_tools",
+            "resend_paused",
+            "finish",
+            "send_continue_message",
+            "retry_unchanged",
+            "run_tools_separately",
+        )  # fmt: skip
+        if code != right
+    ][:3]
+    slug = _free_slug(f"step-{run_key}-{step}"[:70].strip("-"))
+    choices = [{"action": right, "correct": True, "why": catalogue.NEXT_ACTIONS[right].detail}]
+    choices += [
+        {"action": code, "why": catalogue.NEXT_ACTIONS[code].detail, "family": "misread-contract"}
+        for code in wrong
+    ]
+    question = {
+        "slug": slug,
+        "kind": "next_action",
+        "subtopic": "stop-reasons",
+        "concept": f"next-action-{info.value.replace('_', '-')}",
+        "difficulty": 2,
+        "status": "draft",
+        "notes": f"stop-reasons#{info.anchor}",
+        "sources": [info.doc_url],
+        "stem": f"Step {step} of the recorded loop “{title}” returned this response. "
+        "What must the loop do next?",
+        "explanation": info.why,
+        "response": response,
+        "choices": choices,
+    }
+    parsed, problems = forms.check(question)
+    if parsed is None:
+        raise AuthoringError(f"This step cannot become a question: {problems[0]}")
+    return bank.save_question(parsed, origin=Question.Origin.BROWSER)

@@ -1,0 +1,323 @@
+"""The instructor's side: the question list, the editor with its preview, and problem reports."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
+
+from quizzes import presentation, stats
+from quizzes.models import Question
+from quizzes.owners import get_owner
+from quizzes.schema import KINDS
+from studyapp.sandbox.library import library
+
+from . import forms, services
+from .access import instructor_required
+from .models import ProblemReport
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+LIST_PAGE_SIZE = 100
+REPORT_PAGE_SIZE = 50
+
+
+# --- the question list ---------------------------------------------------------------------
+
+
+def _open_reports():
+    """Open reports on any version of the row's slug, as a number (a correlated subquery)."""
+    return Coalesce(
+        Subquery(
+            ProblemReport.objects.open()
+            .filter(question__slug=OuterRef("slug"))
+            .order_by()
+            .values("question__slug")
+            .annotate(n=Count("pk"))
+            .values("n"),
+            output_field=IntegerField(),
+        ),
+        Value(0),
+    )
+
+
+@instructor_required
+def question_list(request: HtmxHttpRequest):
+    form = forms.QuestionFilterForm(request.GET or None)
+    chosen = form.cleaned_data if form.is_valid() else {}
+    qs = (
+        Question.objects.current()
+        .only("slug", "version", "kind", "subtopic", "status", "origin", "stem", "created_at")
+        .annotate(open_reports=_open_reports())
+        .order_by("subtopic", "slug")
+    )
+    for name in ("subtopic", "kind", "status"):
+        if chosen.get(name):
+            qs = qs.filter(**{name: chosen[name]})
+    if chosen.get("q"):
+        qs = qs.filter(Q(slug__icontains=chosen["q"]) | Q(stem__icontains=chosen["q"]))
+    # The statistics' flags (cached by quizzes.stats until the next exam is submitted).
+    flagged = stats.needs_review_by_slug()
+    if chosen.get("review"):
+        qs = qs.filter(Q(open_reports__gt=0) | Q(slug__in=list(flagged)))
+    page = Paginator(qs, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    for question in page.object_list:
+        question.review_reason = flagged.get(question.slug, "")
+    query = request.GET.copy()
+    query.pop("page", None)
+    template = "authoring/question_list.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template += "#results"
+    return render(
+        request,
+        template,
+        {"form": form, "page": page, "query": query.urlencode(), "kinds": forms.KIND_LABELS},
+    )
+
+
+# --- the editor ----------------------------------------------------------------------------
+
+
+def _bind(request, kind: str, parsed: dict | None, editing: bool):
+    initial, rows = forms.question_initial(parsed) if parsed else ({}, forms.new_rows(kind))
+    if request.method != "POST":
+        return (
+            forms.QuestionForm(kind=kind, editing=editing, initial=initial),
+            forms.OptionFormSet(prefix="opt", initial=rows),
+        )
+    data = request.POST
+    if "add_option" in data:
+        data = data.copy()
+        try:
+            total = int(data.get("opt-TOTAL_FORMS", "0"))
+        except ValueError:
+            total = 0
+        data["opt-TOTAL_FORMS"] = str(max(0, min(total + 1, forms.MAX_ROWS)))
+    return (
+        forms.QuestionForm(data, kind=kind, editing=editing, initial=initial),
+        forms.OptionFormSet(data, prefix="opt"),
+    )
+
+
+def _validate(form, rows, *, status: str, slug_if_blank: str = "") -> tuple[dict | None, list]:
+    """The parsed question if the bank's schema accepts it; problems go next to their fields."""
+    if not (form.is_valid() & rows.is_valid()):
+        return None, []
+    question, json_errors, used = forms.build_question(form, rows, status=status)
+    for field, errors in json_errors.items():
+        for error in errors:
+            form.add_error(field, error)
+    if slug_if_blank and not question["slug"]:
+        question["slug"] = slug_if_blank
+    parsed, problems = forms.check(question)
+    group = forms.place_problems(problems, form, rows, used)
+    return (None if json_errors else parsed), group
+
+
+def _preview_context(parsed: dict) -> dict:
+    def look(question):
+        return {
+            "question": question,
+            "form_ctx": presentation.present(question, 0),
+            "fb": presentation.feedback(question, {}, None),
+        }
+
+    return services.preview(parsed, look)
+
+
+def _editor(request, *, kind: str, question: Question | None):
+    editing = question is not None
+    form, rows = _bind(
+        request, kind, services.question_editable(question) if editing else None, editing
+    )
+    ctx = {"form": form, "rows": rows, "kind": kind, "kind_label": forms.KIND_LABELS[kind]}
+    ctx.update(question=question, row_list=forms.ROW_LIST.get(kind), status=200)
+    if request.method == "POST" and "add_option" not in request.POST:
+        action = request.POST.get("save", "")
+        publish = action == "publish"
+        new, ctx["group_errors"] = _validate(form, rows, status="published" if publish else "draft")
+        if new and not editing and Question.objects.filter(slug=new["slug"]).exists():
+            form.add_error("slug", "A question with this slug already exists: choose another.")
+            new = None
+        if new and action in ("draft", "publish"):
+            saved, changed = services.question_save(parsed=new, publish=publish)
+            state = "published" if publish else "saved as a draft"
+            messages.success(
+                request,
+                f"Version {saved.version} {state}." if changed else "Nothing changed: not saved.",
+            )
+            return redirect("author:question_edit", slug=saved.slug)
+        if new:
+            ctx["preview"] = _preview_context(new)
+        ctx["status"] = 200 if new else 422
+    if editing and request.method == "GET":
+        parsed, ctx["problems"] = forms.check(services.question_as_bank_dict(question))
+        ctx["preview"] = _preview_context(parsed) if parsed else None
+    if editing:
+        ctx["versions"] = list(
+            Question.objects.filter(slug=question.slug)
+            .annotate(n_responses=Count("responses"))
+            .order_by("-version")
+            .values("version", "status", "origin", "created_at", "n_responses")
+        )
+    return render(request, "authoring/question_form.html", ctx, status=ctx["status"])
+
+
+@instructor_required
+@require_http_methods(["GET", "POST"])
+def question_new(request):
+    kind = request.GET.get("kind") or request.POST.get("kind", "")
+    if kind not in KINDS:
+        return render(
+            request,
+            "authoring/question_kind.html",
+            {"kinds": forms.KIND_LABELS, "asked": kind},
+            status=400 if kind else 200,
+        )
+    return _editor(request, kind=kind, question=None)
+
+
+@instructor_required
+@require_http_methods(["GET", "POST"])
+def question_edit(request, slug: str):
+    qs = Question.objects.current().prefetch_related("options")
+    question = get_object_or_404(qs, slug=slug)
+    return _editor(request, kind=question.kind, question=question)
+
+
+@require_POST  # a GET gets 405 before anything is looked up
+@instructor_required
+def question_preview(request: HtmxHttpRequest):
+    """The question exactly as candidates will see it, from the editor's unsaved fields."""
+    kind, original = request.POST.get("kind", ""), request.POST.get("original", "")
+    if kind not in KINDS:
+        return render(request, "authoring/preview_page.html", {"bad_kind": kind}, status=400)
+    form = forms.QuestionForm(
+        request.POST, kind=kind, editing=bool(original), initial={"slug": original}
+    )
+    rows = forms.OptionFormSet(request.POST, prefix="opt")
+    parsed, group = _validate(form, rows, status="published", slug_if_blank="preview-question")
+    problems = [str(e) for e in form.non_field_errors()] + group
+    problems += [f"{form[name].label}: {e}" for name in form.errors if name != "__all__"
+                 for e in form.errors[name]]  # fmt: skip
+    for i, row in enumerate(rows.forms):
+        problems += [f"Row {i + 1}: {e}" for errs in row.errors.values() for e in errs]
+    problems += list(rows.non_form_errors())
+    ctx = {"preview": _preview_context(parsed) if parsed else None, "problems": problems}
+    template = "authoring/preview_page.html"
+    if request.htmx:
+        template = "authoring/question_form.html#preview"
+    return render(request, template, ctx)
+
+
+@require_POST  # a GET gets 405 before anything is looked up
+@instructor_required
+def question_publish(request, slug: str):
+    question = get_object_or_404(Question.objects.current(), slug=slug)
+    try:
+        services.question_publish(question=question)
+    except services.AuthoringError as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, f"Version {question.version} is published: it is in practice.")
+    return redirect("author:question_edit", slug=slug)
+
+
+# --- from the sandbox ----------------------------------------------------------------------
+
+
+@require_POST  # a GET gets 405 before anything is looked up
+@instructor_required
+def from_step(request):
+    run = library().get(request.POST.get("run", ""))
+    if run is None:
+        raise Http404("No recorded loop with that name")
+    try:
+        n = int(request.POST.get("step", ""))
+        turn = run.transcript.turns[n - 1] if n >= 1 else None
+    except (ValueError, IndexError):
+        turn = None
+    if turn is None:
+        raise Http404("No such step in that loop")
+    try:
+        question = services.draft_from_step(
+            run_key=run.key, title=run.title, step=n, response=turn.response
+        )
+    except services.AuthoringError as e:
+        messages.error(request, str(e))
+        return redirect("sandbox:steps", slug=run.key, n=n)
+    messages.success(request, f"Draft {question.slug} made from step {n}: finish and publish it.")
+    return redirect("author:question_edit", slug=question.slug)
+
+
+# --- problem reports -----------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def report_problem(request: HtmxHttpRequest, slug: str):
+    """Anyone who can answer a question can report it: no instructor check here."""
+    form = forms.ReportForm(request.POST or None, initial={"next": request.GET.get("next", "")})
+    version = request.POST.get("version") or request.GET.get("version")
+    qs = Question.objects.filter(slug=slug)
+    question = (
+        qs.filter(version=version).first() if (version or "").isdigit() else None
+    ) or get_object_or_404(qs.current())
+    sent = False
+    if request.method == "POST" and form.is_valid():
+        services.report_create(
+            question=question, owner=get_owner(request), text=form.cleaned_data["text"]
+        )
+        sent = True
+        if not request.htmx:
+            messages.success(request, "Thank you: your report went to the instructors.")
+            target = form.cleaned_data["next"]
+            safe = url_has_allowed_host_and_scheme(target, {request.get_host()})
+            return redirect(target if target and safe else reverse("home"))
+    ctx = {"question": question, "report_form": form, "report_sent": sent}
+    if request.htmx:
+        # htmx does not swap error responses, so a form with a problem comes back as a 200.
+        return render(request, "quizzes/_report_problem.html", ctx)
+    return render(request, "authoring/report_problem.html", ctx, status=422 if form.errors else 200)
+
+
+@instructor_required
+def reports(request: HtmxHttpRequest):
+    form = forms.ReportFilterForm(request.GET or None)
+    status = (form.cleaned_data.get("status") if form.is_valid() else "") or "open"
+    qs = ProblemReport.objects.for_triage()
+    if status != "all":
+        qs = qs.filter(status=status)
+    page = Paginator(qs, REPORT_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "authoring/reports.html",
+        {"form": form, "page": page, "status": status, "statuses": ProblemReport.Status},
+    )
+
+
+@require_POST  # a GET gets 405 before anything is looked up
+@instructor_required
+def report_resolve(request: HtmxHttpRequest, pk: int):
+    report = get_object_or_404(ProblemReport.objects.select_related("question", "user"), pk=pk)
+    try:
+        services.report_close(
+            report=report, outcome=request.POST.get("outcome", ""), by=request.user
+        )
+    except services.AuthoringError as e:
+        messages.error(request, str(e))
+        return redirect("author:reports")
+    if request.htmx:
+        return render(request, "authoring/reports.html#report-row", {"report": report})
+    messages.success(request, f"Report {report.pk} {report.get_status_display().lower()}.")
+    return redirect("author:reports")

@@ -1,0 +1,164 @@
+"""The learner dashboard's numbers, each from one grouped query whatever the history's size."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from types import SimpleNamespace
+
+from django.db.models import Count, Q, Sum
+
+from quizzes import services as quiz_services
+from quizzes.forms import SUBTOPIC_LABELS
+from quizzes.models import Attempt, Question, Response
+from quizzes.owners import Owner
+from quizzes.schema import FAMILIES, SUBTOPICS
+
+from . import charts, rules
+from .models import ConceptCard, Confidence
+
+EXAM_HISTORY = 20  # exams shown in the trend chart and its table
+TOP_FAMILIES = 5
+
+
+def _answered(owner: Owner):
+    """Answers that count: every practice answer, and answers of submitted exams."""
+    return Response.objects.filter(
+        attempt__in=Attempt.objects.owned_by(owner), answered_at__isnull=False
+    ).filter(Q(attempt__mode=Attempt.Mode.PRACTICE) | Q(attempt__submitted_at__isnull=False))
+
+
+def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
+    """Per subtopic: practice and exam mastery, seen and unseen questions, reviews due.
+
+    Three queries: scores grouped by subtopic and mode; published questions grouped by subtopic
+    with how many this learner has answered; the learner's cards.
+    """
+    scores = (
+        _answered(owner)
+        .values("question__subtopic", "attempt__mode")
+        .annotate(n=Count("id"), points=Sum("score"))
+        .order_by()
+    )
+    seen_slugs = _answered(owner).values("question__slug")
+    bank = (
+        Question.objects.published()
+        .values("subtopic")
+        .annotate(total=Count("id"), seen=Count("id", filter=Q(slug__in=seen_slugs)))
+        .order_by()
+    )
+    due = {}
+    for subtopic, when in ConceptCard.objects.owned_by(owner).values_list("subtopic", "due"):
+        if when <= now:
+            due[subtopic] = due.get(subtopic, 0) + 1
+    rows = {
+        s: {
+            "subtopic": s,
+            "label": SUBTOPIC_LABELS.get(s, s),
+            "practice": None,
+            "exam": None,
+            "n": 0,
+            "points": 0.0,
+            "total": 0,
+            "seen": 0,
+            "due": due.get(s, 0),
+        }
+        for s in SUBTOPICS
+    }
+    for row in scores:
+        r = rows.get(row["question__subtopic"])
+        if r is None:
+            continue
+        r[row["attempt__mode"]] = {"n": row["n"], "percent": round(100 * row["points"] / row["n"])}
+        r["n"] += row["n"]
+        r["points"] += row["points"] or 0
+    for row in bank:
+        if row["subtopic"] in rows:
+            rows[row["subtopic"]].update(total=row["total"], seen=row["seen"])
+    out = []
+    for r in rows.values():
+        if not (r["total"] or r["n"]):
+            continue
+        r["unseen"] = max(0, r["total"] - r["seen"])
+        r["mastery"] = round(100 * r["points"] / r["n"]) if r["n"] else None
+        out.append(r)
+    order = {s: i for i, s in enumerate(SUBTOPICS)}
+    # Weakest first; subtopics not started yet come after everything measured.
+    out.sort(key=lambda r: (r["mastery"] is None, r["mastery"] or 0, order[r["subtopic"]]))
+    return out
+
+
+def exam_history(owner: Owner) -> list[dict]:
+    """The last submitted exams, oldest first (one query)."""
+    exams = list(
+        Attempt.objects.owned_by(owner)
+        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False)
+        .order_by("-submitted_at")
+        .values("id", "submitted_at", "score", "question_count")[:EXAM_HISTORY]
+    )
+    exams.reverse()
+    for i, e in enumerate(exams, 1):
+        e["number"] = i
+        e["score"] = e["score"] or 0.0
+    return exams
+
+
+def family_rows(owner: Owner) -> list[dict]:
+    """Distractor families ranked by how often they caught this learner when offered.
+
+    Three queries: answers grouped by (question, traps fallen into), then those questions and
+    their options. quizzes.services.family_report then runs over light stand-ins, one per
+    answer, that share one precomputed option list per question.
+    """
+    groups = list(
+        _answered(owner).values("question_id", "families").annotate(n=Count("id")).order_by()
+    )
+    stand_ins = {}
+    for q in (
+        Question.objects.filter(pk__in={g["question_id"] for g in groups})
+        .only("id", "data")
+        .prefetch_related("options")
+    ):
+        options = [SimpleNamespace(family=o.family) for o in q.options.all()]
+        stand_ins[q.pk] = SimpleNamespace(
+            data=q.data, options=SimpleNamespace(all=lambda options=options: options)
+        )
+    answers = []
+    for g in groups:
+        answers += [
+            SimpleNamespace(question=stand_ins[g["question_id"]], families=g["families"])
+        ] * g["n"]
+    rows = quiz_services.family_report(answers)
+    for row in rows:
+        row["description"] = FAMILIES.get(row["family"], "")
+        row["percent"] = round(100 * row["rate"])
+    return rows[:TOP_FAMILIES]
+
+
+def certainty_summary(owner: Owner) -> rules.CbmSummary:
+    """Answers and right answers at each stated certainty (one grouped query)."""
+    counts = {
+        row["certainty"]: (row["n"], row["right"])
+        for row in Confidence.objects.filter(response__attempt__in=Attempt.objects.owned_by(owner))
+        .values("certainty")
+        .annotate(n=Count("pk"), right=Count("pk", filter=Q(response__is_correct=True)))
+        .order_by()
+    }
+    return rules.cbm_summary(counts)
+
+
+def dashboard(owner: Owner, now: datetime) -> dict:
+    if owner.user is None and not owner.token:
+        return {"empty": True}
+    subtopics = subtopic_rows(owner, now)
+    exams = exam_history(owner)
+    cbm = certainty_summary(owner)
+    return {
+        "empty": not any(r["n"] for r in subtopics) and not exams,
+        "subtopics": subtopics,
+        "due_total": sum(r["due"] for r in subtopics),
+        "exams": exams,
+        "trend": charts.trend([(f"#{e['number']}", e["score"]) for e in exams]) if exams else None,
+        "families": family_rows(owner),
+        "cbm": cbm,
+        "calibration": charts.calibration(cbm.rows) if cbm.answers else None,
+    }

@@ -1,0 +1,234 @@
+"""Write paths of the progress app: rate an answer, start a review, set retention, claim."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, Max, Subquery
+
+from quizzes import services as quiz_services
+from quizzes.models import Attempt, Question, Response
+from quizzes.owners import Owner
+
+from . import rules
+from .models import ConceptCard, Confidence, ReviewLog, StudyPrefs
+
+#: How many due concepts one review session serves at most.
+REVIEW_BATCH = 10
+
+
+class NothingDue(ValueError):
+    """The learner asked for a review when no concept is due."""
+
+
+def _fuzz() -> bool:
+    # Tests turn fuzzing off so intervals are exact; production spreads reviews over days.
+    return getattr(settings, "PROGRESS_FSRS_FUZZ", True)
+
+
+def retention_for(owner: Owner) -> float:
+    prefs = StudyPrefs.objects.owned_by(owner).only("desired_retention").first()
+    return prefs.desired_retention if prefs else rules.RETENTION_DEFAULT
+
+
+def retention_set(*, owner: Owner, retention: float) -> StudyPrefs:
+    if not rules.RETENTION_MIN <= retention <= rules.RETENTION_MAX:
+        raise ValueError("Desired retention must be between 80% and 95%.")
+    prefs = StudyPrefs.objects.owned_by(owner).first() or StudyPrefs(
+        user=owner.user, owner_token=owner.token
+    )
+    prefs.desired_retention = retention
+    prefs.save()
+    return prefs
+
+
+def _owner_of(attempt: Attempt) -> Owner:
+    return Owner(attempt.user, attempt.owner_token)
+
+
+def answer_record(
+    *, response: Response, certainty: int | None, seconds: float | None, now: datetime
+) -> ReviewLog | None:
+    """Rate an answered practice response and review its concept's card; once per response.
+
+    Three queries (one more with a certainty): read, write the card, write the log; this runs
+    inside the practice answer's request. There is no lock: the card is updated only if no
+    other review changed it since it was read, and the log is unique per response, so a double
+    submit or two racing tabs never count one answer twice.
+    """
+    if not response.answered or response.is_correct is None:
+        return None
+    owner = _owner_of(response.attempt)
+    question = response.question
+    card, retention, logged = _card_for(owner, question.concept, response)
+    if logged:
+        return None  # this answer already counted
+    if card is None:
+        card = ConceptCard(user=owner.user, owner_token=owner.token, concept=question.concept)
+        card.apply(rules.new_card(now))
+    rating = rules.rating_for(
+        correct=bool(response.is_correct), certainty=certainty, seconds=seconds
+    )
+    duration = int(seconds * 1000) if seconds is not None and seconds >= 0 else None
+    after, recall = rules.review(
+        card.fsrs_state, rating, now, retention=retention, duration_ms=duration, fuzz=_fuzz()
+    )
+    lapsed = rating == rules.Rating.Again and card.state == ConceptCard.State.REVIEW
+    seen = card.reviews
+    card.apply(after)
+    card.subtopic = question.subtopic
+    card.reviews += 1
+    card.lapses += int(lapsed)
+    try:
+        if certainty is not None:
+            Confidence.objects.create(
+                response=response, certainty=certainty, seconds=duration and duration // 1000
+            )
+        if card.pk is None:
+            card.save()
+        elif not ConceptCard.objects.filter(pk=card.pk, reviews=seen).update(
+            **{f: getattr(card, f) for f in CARD_FIELDS}
+        ):
+            return None  # another review of this concept landed first; it counts instead
+        return ReviewLog.objects.create(
+            card=card,
+            response=response,
+            rating=int(rating),
+            reviewed_at=now,
+            duration_ms=duration,
+            retrievability=recall,
+            due_after=card.due,
+        )
+    except IntegrityError:
+        return None  # a concurrent request rated this answer (or created the card) first
+
+
+def _card_for(owner: Owner, concept: str, response: Response):
+    """The learner's card for a concept (or None), their retention, and whether this answer
+    was already logged: one query, whether or not the card and the settings exist yet."""
+    cards = ConceptCard.objects.owned_by(owner).filter(concept=concept)
+    row = (
+        Response.objects.filter(pk=response.pk)
+        .values(
+            retention=Subquery(StudyPrefs.objects.owned_by(owner).values("desired_retention")[:1]),
+            logged=Exists(ReviewLog.objects.filter(response=response)),
+            **{f"card_{f}": Subquery(cards.values(f)[:1]) for f in ("id", *CARD_FIELDS)},
+        )
+        .get()
+    )
+    retention = row["retention"] or rules.RETENTION_DEFAULT
+    if row["card_id"] is None:
+        return None, retention, False
+    card = ConceptCard(
+        pk=row["card_id"],
+        user=owner.user,
+        owner_token=owner.token,
+        concept=concept,
+        **{f: row[f"card_{f}"] for f in CARD_FIELDS},
+    )
+    return card, retention, row["logged"]
+
+
+CARD_FIELDS = (
+    "state", "step", "stability", "difficulty", "due", "last_review", "subtopic", "reviews",
+    "lapses",
+)  # fmt: skip
+
+
+@dataclass
+class QueueItem:
+    card: ConceptCard
+    recall: float  # retrievability now
+    label: str = ""
+
+    @property
+    def recall_percent(self) -> int:
+        return round(100 * self.recall)
+
+
+def review_queue(owner: Owner, now: datetime) -> tuple[list[QueueItem], list[ConceptCard]]:
+    """Due concepts, the most forgotten first; and the concepts coming up, soonest first.
+
+    One query: a learner has at most one card per concept, so this is bounded by the bank.
+    """
+    if owner.user is None and not owner.token:
+        return [], []
+    cards = list(ConceptCard.objects.owned_by(owner).order_by("due", "concept"))
+    due = [QueueItem(c, rules.retrievability(c.fsrs_state, now)) for c in cards if c.due <= now]
+    due.sort(key=lambda item: (item.recall, item.card.due, item.card.concept))
+    return due, [c for c in cards if c.due > now]
+
+
+def _least_seen(owner: Owner, concepts: list[str]) -> dict[str, int]:
+    """For each concept, the current published question this learner has answered least."""
+    questions = list(
+        Question.objects.published()
+        .filter(concept__in=concepts)
+        .values_list("id", "slug", "concept")
+    )
+    seen = {
+        row["question__slug"]: (row["n"], row["last"])
+        for row in Response.objects.filter(
+            attempt__in=Attempt.objects.owned_by(owner),
+            answered_at__isnull=False,
+            question__slug__in=[slug for _, slug, _ in questions],
+        )
+        .values("question__slug")
+        .annotate(n=Count("id"), last=Max("answered_at"))
+        .order_by()
+    }
+    best: dict[str, tuple] = {}
+    for qid, slug, concept in questions:
+        n, last = seen.get(slug, (0, None))
+        # fewest answers, then the one met longest ago (never met first), then by slug
+        key = (n, last is not None, last, slug)
+        if concept not in best or key < best[concept][0]:
+            best[concept] = (key, qid)
+    return {concept: qid for concept, (_, qid) in best.items()}
+
+
+def review_start(*, owner: Owner, now: datetime, limit: int = REVIEW_BATCH) -> Attempt:
+    """A practice attempt over the due concepts, most forgotten first, one question each."""
+    due, _ = review_queue(owner, now)
+    concepts = [item.card.concept for item in due]
+    chosen = _least_seen(owner, concepts)
+    ids = [chosen[c] for c in concepts if c in chosen][:limit]
+    if not ids:
+        raise NothingDue("Nothing is due for review right now. Come back when a concept is due.")
+    seed = random.SystemRandom().randrange(2**53)
+    return quiz_services.attempt_start(
+        owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed
+    )
+
+
+@transaction.atomic
+def progress_claim(*, token: str, user) -> int:
+    """Move a session's cards and settings to an account; where both know a concept, the
+    card reviewed last wins and keeps both review logs. Returns how many cards moved."""
+    anon = list(ConceptCard.objects.filter(user=None, owner_token=token))
+    mine = {
+        c.concept: c
+        for c in ConceptCard.objects.filter(user=user, concept__in=[c.concept for c in anon])
+    }
+    moved = 0
+    for card in anon:
+        other = mine.get(card.concept)
+        if other is not None:
+            newer, older = sorted((card, other), key=lambda c: c.last_review or c.due, reverse=True)
+            ReviewLog.objects.filter(card=older).update(card=newer)
+            older.delete()
+            if newer is other:
+                continue
+        card.user = user
+        card.save(update_fields=["user"])
+        moved += 1
+    prefs = StudyPrefs.objects.filter(user=None, owner_token=token)
+    if StudyPrefs.objects.filter(user=user).exists():
+        prefs.delete()
+    else:
+        prefs.update(user=user)
+    return moved

@@ -1,0 +1,192 @@
+"""Moodle XML, read and written as Moodle's qformat_xml does (REFERENCE.md §2b)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET  # noqa: S405 - DTDs and entities are refused before parsing
+
+from . import (
+    Answer,
+    FormatError,
+    Issue,
+    MoodleQuestion,
+    Parsed,
+    answers_for_export,
+    export_skip_reason,
+    fraction_text,
+    meta_json,
+    moodle_validate,
+)
+
+MSG_INVALID = "Invalid XML file - string expected (use CDATA?)"
+MSG_NO_TEXT = "Missing question text in XML file"
+MSG_TYPE = "Question type {} is not supported by XML import"
+MSG_TRUEFALSE = "It was not clear whether the correct answer is true or false"
+# Types Moodle knows and we report as skipped (rather than as an unknown type).
+KNOWN_TYPES = {
+    "multichoice", "truefalse", "matching", "shortanswer", "numerical", "essay", "description",
+    "cloze", "calculated", "calculatedsimple", "calculatedmulti", "ddwtos", "gapselect",
+    "ddimageortext", "ddmarker", "randomsamatch", "ordering", "random",
+}  # fmt: skip
+FORMAT_NAMES = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain"}
+
+
+def _text(node: ET.Element | None, path: str = "text") -> str:
+    if node is None:
+        return ""
+    child = node.find(path) if path else node
+    return (child.text or "").strip() if child is not None else ""
+
+
+def _fmt(node: ET.Element | None, default: str = "html") -> str:
+    if node is None:
+        return default
+    name = node.get("format", default)
+    return FORMAT_NAMES.get(name, "markdown" if name == "markdown" else default)
+
+
+def _fraction(raw: str | None) -> float:
+    try:
+        return float(raw or 0) / 100
+    except ValueError:
+        return float("nan")
+
+
+def parse(text: str) -> Parsed:
+    """Read a Moodle XML file: every question with its element path, every error Moodle gives."""
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise FormatError("The file declares a DTD or entities; Moodle XML files have none.")
+    try:
+        root = ET.fromstring(text.lstrip("\ufeff").encode())  # noqa: S314
+    except ET.ParseError as e:
+        raise FormatError(f"{MSG_INVALID}: {e.msg}") from e
+    if root.tag != "quiz":
+        raise FormatError(f"{MSG_INVALID}: the root element must be <quiz>, not <{root.tag}>")
+    result = Parsed()
+    category = ""
+    for index, node in enumerate(root.findall("question"), 1):
+        where = f"quiz/question[{index}]"
+        qtype = node.get("type", "")
+        if qtype == "category":
+            category = _text(node.find("category"))
+            continue
+        name = _text(node.find("name"))
+        if qtype not in KNOWN_TYPES:
+            result.errors.append(Issue(where, MSG_TYPE.format(qtype or "(none)"), name))
+            continue
+        qtext = node.find("questiontext")
+        q = MoodleQuestion(
+            "match" if qtype == "matching" else qtype,
+            where,
+            name=name,
+            text=_text(qtext),
+            text_format=_fmt(qtext),
+            general_feedback=_text(node.find("generalfeedback")),
+            category=category,
+        )
+        if qtext is None or (not q.text and qtype != "description"):
+            result.errors.append(Issue(where + "/questiontext", MSG_NO_TEXT, name))
+            continue
+        raw_meta = _text(node, "loopcraft")
+        try:
+            q.meta = json.loads(raw_meta) if raw_meta else {}
+        except ValueError:
+            q.meta = {}
+        error = _read_parts(q, node, where)
+        if error:
+            result.errors.append(Issue(error[0], error[1], name))
+            continue
+        for message in moodle_validate(q):
+            result.errors.append(Issue(where, message, name))
+            break
+        else:
+            result.questions.append(q)
+    return result
+
+
+def _read_parts(q: MoodleQuestion, node: ET.Element, where: str) -> tuple[str, str] | None:
+    if q.qtype == "multichoice":
+        q.single = _text(node, "single").lower() not in ("false", "0")
+    if q.qtype in ("multichoice", "truefalse", "shortanswer", "numerical"):
+        for i, a in enumerate(node.findall("answer"), 1):
+            fraction = _fraction(a.get("fraction"))
+            if fraction != fraction:  # NaN
+                return (
+                    f"{where}/answer[{i}]",
+                    f"Grades ({a.get('fraction')}) do not match grade options - question skipped.",
+                )
+            q.answers.append(Answer(_text(a), fraction, _text(a.find("feedback"))))
+    if q.qtype == "truefalse":
+        by_text = {a.text.lower(): a for a in q.answers}
+        if (
+            set(by_text) != {"true", "false"}
+            or sum(a.fraction >= 0.9999999 for a in q.answers) != 1
+        ):
+            return where, MSG_TRUEFALSE
+        q.answers = [
+            Answer("True", by_text["true"].fraction, by_text["true"].feedback),
+            Answer("False", by_text["false"].fraction, by_text["false"].feedback),
+        ]
+    if q.qtype == "match":
+        for sub in node.findall("subquestion"):
+            q.pairs.append((_text(sub), _text(sub.find("answer"))))
+        if sum(1 for left, _ in q.pairs if left) < 2:
+            return where, "You must supply at least 2 questions and 3 answers."
+    return None
+
+
+def _add_text(parent: ET.Element, tag: str, text: str, fmt: str | None = "markdown") -> ET.Element:
+    el = ET.SubElement(parent, tag, {"format": fmt} if fmt else {})
+    ET.SubElement(el, "text").text = text
+    return el
+
+
+def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
+    """Bank questions as Moodle XML, plus (slug, reason) for each that it can't hold."""
+    root = ET.Element("quiz")
+    skipped: list[tuple[str, str]] = []
+    category = None
+    for q in questions:
+        reason = export_skip_reason(q)
+        if reason:
+            skipped.append((q["slug"], reason))
+            continue
+        if q["subtopic"] != category:
+            category = q["subtopic"]
+            cat = ET.SubElement(root, "question", {"type": "category"})
+            _add_text(cat, "category", f"$course$/Loopcraft/{category}", None)
+        kind = q["kind"]
+        qtype = {"single": "multichoice", "multiple": "multichoice"}.get(kind, kind)
+        el = ET.SubElement(root, "question", {"type": qtype})
+        _add_text(el, "name", q["slug"], None)
+        _add_text(el, "questiontext", q["stem"])
+        _add_text(el, "generalfeedback", q["explanation"])
+        ET.SubElement(el, "defaultgrade").text = "1"
+        ET.SubElement(el, "penalty").text = "1" if kind == "truefalse" else "0.3333333"
+        ET.SubElement(el, "hidden").text = "0"
+        ET.SubElement(el, "idnumber").text = q["slug"]
+        if kind == "matching":
+            ET.SubElement(el, "shuffleanswers").text = "true"
+            for p in q["pairs"]:
+                sub = _add_text(el, "subquestion", p["left"])
+                _add_text(sub, "answer", p["right"], None)
+            for right in q.get("extra_rights", []):
+                sub = _add_text(el, "subquestion", "")
+                _add_text(sub, "answer", right, None)
+        else:
+            single, answers = answers_for_export(q)
+            if kind != "truefalse":
+                ET.SubElement(el, "single").text = "true" if single else "false"
+                ET.SubElement(el, "shuffleanswers").text = "true"
+                ET.SubElement(el, "answernumbering").text = "abc"
+            for a in answers:
+                text = a.text.lower() if kind == "truefalse" else a.text
+                ans = ET.SubElement(
+                    el, "answer", {"fraction": fraction_text(a.fraction), "format": "markdown"}
+                )
+                ET.SubElement(ans, "text").text = text
+                _add_text(ans, "feedback", a.feedback)
+        ET.SubElement(el, "loopcraft").text = meta_json(q)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n", skipped

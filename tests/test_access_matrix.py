@@ -1,0 +1,264 @@
+"""Who may open what: every URL in the URLconf, for anonymous, learner, other learner, instructor
+and staff. The rows are checked against the URLconf, so a new view without a row fails the suite.
+
+Objects (attempts, uploads) belong to ``learner``; "other" is another signed-in learner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from quizzes import services
+from quizzes.models import Attempt, Question, Response
+from quizzes.owners import Owner
+from studyapp.sandbox.library import library as run_library
+from studyapp.sandbox.models import UploadedRun
+from tests.factories import make_bank
+
+ROLES = ("anonymous", "learner", "other", "instructor", "staff")
+
+
+def url_names() -> list[str]:
+    """Every routable view in the URLconf as 'namespace:name' (or its route if unnamed)."""
+    found: list[str] = []
+
+    def walk(patterns, namespaces, prefix):
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                ns = [*namespaces, p.namespace] if p.namespace else namespaces
+                walk(p.url_patterns, ns, prefix + str(p.pattern))
+            elif isinstance(p, URLPattern):
+                found.append(":".join([*namespaces, p.name]) if p.name else prefix + str(p.pattern))
+
+    walk(get_resolver().url_patterns, [], "")
+    return found
+
+
+def everyone(status: int) -> dict[str, int]:
+    return dict.fromkeys(ROLES, status)
+
+
+PUBLIC = everyone(200)
+POST_ONLY = everyone(405)  # require_POST answers a GET before it looks anything up
+# Private to the owner: everybody else, staff included, is told it does not exist.
+OWNER = {**everyone(404), "learner": 200}
+OWNER_REDIRECT = {**everyone(404), "learner": 302}
+INSTRUCTOR = {"anonymous": 302, "learner": 403, "other": 403, "instructor": 200, "staff": 200}
+
+
+@dataclass
+class Row:
+    get: dict[str, int]
+    kwargs: object = None  # world -> URL kwargs
+    # POST as a non-owner must not reach someone else's object: these statuses, object unchanged.
+    post_denied: dict[str, int] = field(default_factory=dict)
+
+    def url(self, name: str, world) -> str:
+        return reverse(name, kwargs=self.kwargs(world) if self.kwargs else None)
+
+
+def _exam(w):
+    return {"pk": w.exam.pk, "position": 1}
+
+
+NOT_OWNER = {"anonymous": 404, "other": 404, "instructor": 404, "staff": 404}
+NOT_INSTRUCTOR = {"anonymous": 302, "learner": 403, "other": 403}
+
+MATRIX: dict[str, Row] = {
+    "home": Row(PUBLIC),
+    "healthz": Row(PUBLIC),
+    "glossary": Row(PUBLIC),
+    "notes:index": Row(PUBLIC),
+    "notes:detail": Row(PUBLIC, lambda w: {"slug": w.note}),
+    "login": Row(PUBLIC),
+    "logout": Row(everyone(405)),  # log-out is a POST (Django 5)
+    "signup": Row(PUBLIC),
+    "quizzes:practice": Row(PUBLIC),
+    "quizzes:traps": Row(PUBLIC),
+    "quizzes:exam_start": Row(PUBLIC),
+    "quizzes:practice_question": Row(
+        OWNER, lambda w: {"pk": w.practice.pk, "position": 1}, NOT_OWNER
+    ),
+    "quizzes:practice_done": Row(OWNER, lambda w: {"pk": w.practice.pk}),
+    "quizzes:exam_question": Row(OWNER, _exam, NOT_OWNER),
+    "quizzes:exam_flag": Row(POST_ONLY, _exam, NOT_OWNER),
+    "quizzes:exam_summary": Row(OWNER, lambda w: {"pk": w.exam.pk}),
+    "quizzes:exam_submit": Row(POST_ONLY, lambda w: {"pk": w.exam.pk}, NOT_OWNER),
+    "quizzes:exam_results": Row(OWNER, lambda w: {"pk": w.done.pk}),
+    "quizzes:exam_retake": Row(POST_ONLY, lambda w: {"pk": w.done.pk}, NOT_OWNER),
+    "sandbox:index": Row(PUBLIC),
+    "sandbox:upload": Row(PUBLIC),
+    "sandbox:toggle_raw": Row(POST_ONLY),
+    "sandbox:start": Row(everyone(302), lambda w: {"slug": w.run}),
+    "sandbox:steps": Row(PUBLIC, lambda w: {"slug": w.run, "n": 1}),
+    "sandbox:predict": Row(PUBLIC, lambda w: {"slug": w.run, "n": 1}),
+    "sandbox:predict_summary": Row(PUBLIC, lambda w: {"slug": w.run}),
+    "sandbox:predict_reset": Row(POST_ONLY, lambda w: {"slug": w.run}),
+    "sandbox:upload_start": Row(OWNER_REDIRECT, lambda w: {"pk": w.upload.pk}),
+    "sandbox:upload_steps": Row(OWNER, lambda w: {"pk": w.upload.pk, "n": 1}),
+    "sandbox:upload_predict": Row(OWNER, lambda w: {"pk": w.upload.pk, "n": 1}, NOT_OWNER),
+    "sandbox:upload_predict_summary": Row(OWNER, lambda w: {"pk": w.upload.pk}),
+    "sandbox:upload_predict_reset": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
+    "sandbox:upload_delete": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
+    # Live runs against the API: private to their owner like uploads.
+    "sandbox:live": Row(PUBLIC),
+    "sandbox:live_run": Row(OWNER, lambda w: {"pk": w.live.pk}),
+    "sandbox:live_steps": Row(OWNER_REDIRECT, lambda w: {"pk": w.live.pk, "n": 1}),  # no turns
+    "sandbox:live_step": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
+    "sandbox:live_stop": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
+    "sandbox:live_fork": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
+    "sandbox:live_save": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
+    # Progress: each visitor sees their own (anonymous ones: their browser's).
+    "progress:dashboard": Row(PUBLIC),
+    "progress:review": Row(PUBLIC),
+    "progress:review_start": Row(POST_ONLY),
+    "progress:retention": Row(POST_ONLY),
+    # Authoring, import/export and statistics: instructors and staff only
+    # (tests/test_authoring_views.py covers their POSTs per role in depth).
+    "author:index": Row(INSTRUCTOR),
+    "author:question_new": Row(INSTRUCTOR, None, NOT_INSTRUCTOR),
+    "author:question_preview": Row(POST_ONLY, None, NOT_INSTRUCTOR),
+    "author:question_edit": Row(INSTRUCTOR, lambda w: {"slug": w.slug}, NOT_INSTRUCTOR),
+    "author:question_publish": Row(POST_ONLY, lambda w: {"slug": w.slug}, NOT_INSTRUCTOR),
+    "author:reports": Row(INSTRUCTOR),
+    "author:report_resolve": Row(POST_ONLY, lambda w: {"pk": w.report.pk}, NOT_INSTRUCTOR),
+    "author:from_step": Row(POST_ONLY, None, NOT_INSTRUCTOR),
+    "author:import": Row(INSTRUCTOR, None, NOT_INSTRUCTOR),
+    # instructor_required wraps require_POST here, so only instructors learn it wants a POST.
+    "author:import_apply": Row(
+        {**INSTRUCTOR, "instructor": 405, "staff": 405}, None, NOT_INSTRUCTOR
+    ),
+    "author:export": Row(INSTRUCTOR),
+    "author:stats": Row(INSTRUCTOR),
+    "author:stats_question": Row(INSTRUCTOR, lambda w: {"slug": w.slug}),
+    # Anyone who meets a question may report a problem with it.
+    "author:report_problem": Row(PUBLIC, lambda w: {"slug": w.slug}),
+}
+
+MESSAGE = (
+    '{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": '
+    '[{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "stop_sequence": null, '
+    '"usage": {"input_tokens": 1, "output_tokens": 1}}'
+)
+
+
+@pytest.fixture
+def world(db, learner, other_learner, django_user_model):
+    """One of everything a URL can point at, owned by ``learner``."""
+    from authoring.models import ProblemReport
+    from studyapp.notes.loader import library as note_library
+
+    bank = make_bank(6)
+    instructor = django_user_model.objects.create_user("instructor", password="pw-instr-123")
+    instructor.groups.add(Group.objects.get_or_create(name="Instructors")[0])
+    staff = django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True)
+    owner = Owner(learner, "")
+    practice = services.practice_start(owner=owner, subtopics=[], which="all", count=5)
+    exam = services.exam_start(owner=owner, count=5)
+    done = services.exam_start(owner=owner, count=5)
+    services.attempt_submit(attempt=done)
+    upload = UploadedRun.objects.create(
+        user=learner, title="mine", source="message", data=_upload_data(), size=10
+    )
+    return SimpleNamespace(
+        users={
+            "anonymous": None,
+            "learner": learner,
+            "other": other_learner,
+            "instructor": instructor,
+            "staff": staff,
+        },
+        practice=practice,
+        exam=exam,
+        done=done,
+        upload=upload,
+        slug=bank[0].slug,
+        report=ProblemReport.objects.create(question=bank[0], user=learner, text="typo"),
+        live=_live(learner),
+        run=sorted(run_library().runs())[0],
+        note=sorted(note_library().notes())[0],
+    )
+
+
+def _live(user):
+    from studyapp.agentloop import demo
+    from studyapp.sandbox import live
+
+    scenario = sorted(demo.SCENARIOS)[0]
+    options = {"model": "claude-sonnet-4-5", "max_tokens": 1024}
+    return live.live_start(owner=Owner(user, ""), scenario=scenario, prompt="hi", options=options)
+
+
+def _upload_data() -> dict:
+    from studyapp.agentloop.transcript import parse_upload
+
+    return parse_upload(MESSAGE).to_dict()
+
+
+def client_as(client, world, role):
+    user = world.users[role]
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def test_every_url_has_a_row_in_the_matrix():
+    missing = [n for n in url_names() if n not in MATRIX]
+    assert not missing, (
+        f"These URLs have no row in tests/test_access_matrix.py MATRIX: {missing}. Add one per "
+        "URL saying what anonymous, learner (the owner), other learner, instructor and staff get, "
+        "e.g. 'author:stats': Row(INSTRUCTOR). The CSRF and XSS suites use the same rows."
+    )
+    stale = [n for n in MATRIX if n not in url_names()]
+    assert not stale, f"MATRIX has rows for URLs that no longer exist: {stale}; remove them."
+
+
+def test_the_matrix_covers_every_role():
+    for name, row in MATRIX.items():
+        assert set(row.get) == set(ROLES), name
+        assert set(row.post_denied) <= set(ROLES), name
+
+
+PRESENT = [n for n in url_names() if n in MATRIX]
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_get_gives_each_role_what_the_matrix_says(world, name):
+    row = MATRIX[name]
+    got = {}
+    for role in ROLES:
+        response = client_as(Client(), world, role).get(row.url(name, world))
+        got[role] = response.status_code
+        if row.get is INSTRUCTOR and response.status_code == 302:
+            assert response["Location"].startswith(reverse("login")), (name, role)
+    assert got == row.get, f"{name}: expected {row.get}, got {got}"
+
+
+def _state():
+    from authoring.models import ProblemReport
+
+    return (
+        list(Attempt.objects.order_by("pk").values_list("submitted_at", "score")),
+        list(Response.objects.order_by("pk").values_list("answered_at", "flagged")),
+        UploadedRun.objects.count(),
+        list(Question.objects.order_by("pk").values_list("slug", "version", "status")),
+        list(ProblemReport.objects.values_list("status", flat=True)),
+    )
+
+
+@pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].post_denied])
+def test_nobody_but_the_owner_can_post_to_their_objects(world, name):
+    row = MATRIX[name]
+    before = _state()
+    got = {}
+    for role in row.post_denied:
+        client = client_as(Client(), world, role)
+        got[role] = client.post(row.url(name, world), {"action": "finish"}).status_code
+    assert got == row.post_denied, f"{name}: expected {row.post_denied}, got {got}"
+    assert _state() == before, f"a POST by a non-owner changed something through {name}"

@@ -1,0 +1,294 @@
+"""The question editor: every kind, the bank's own messages next to the fields, versions, drafts."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+
+from authoring import forms, services
+from quizzes import services as quiz_services
+from quizzes.models import Question
+from quizzes.owners import Owner
+from tests.factories import KIND_BODIES, make_question
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def instructor(db, django_user_model):
+    user = django_user_model.objects.create_user("teach", password="pw-teach-123")
+    user.groups.add(Group.objects.get(name="Instructors"))
+    return user
+
+
+@pytest.fixture
+def author(client, instructor):
+    client.force_login(instructor)
+    return client
+
+
+def form_data(parsed: dict, *, save: str | None = "publish", **changes) -> dict:
+    """What the editor's form posts for a question, as a browser would send it."""
+    initial, rows = forms.question_initial(parsed)
+    data = {k: v for k, v in initial.items() if v not in (None, "")}
+    data.update(kind=parsed["kind"], **{"opt-TOTAL_FORMS": len(rows), "opt-INITIAL_FORMS": 0})
+    for i, row in enumerate(rows):
+        for key, value in row.items():
+            if key == "correct":
+                if value:
+                    data[f"opt-{i}-correct"] = "on"
+            elif value:
+                data[f"opt-{i}-{key}"] = value
+    if save:
+        data["save"] = save
+    data.update(changes)
+    return data
+
+
+def edit_url(slug: str) -> str:
+    return f"/author/questions/{slug}/edit/"
+
+
+@pytest.mark.parametrize("kind", list(KIND_BODIES))
+def test_every_kind_comes_back_from_the_editor_unchanged(author, kind):
+    """Question -> form -> schema gives the same question: the browser and the files agree."""
+    question = make_question(kind)
+    data = form_data(services.question_editable(question))
+    response = author.post(edit_url(question.slug), data, follow=True)
+    assert response.status_code == 200
+    assert "Nothing changed: not saved." in response.content.decode()
+    assert Question.objects.filter(slug=question.slug).count() == 1
+
+
+@pytest.mark.parametrize("kind", list(KIND_BODIES))
+def test_a_new_question_of_every_kind_is_created_from_the_form(author, kind):
+    source = services.question_parsed(make_question(kind, slug="model-question"))
+    data = form_data({**source, "slug": "brand-new"}, save="draft")
+    response = author.post(f"/author/questions/new/?kind={kind}", data)
+    assert response.status_code == 302 and response["Location"] == edit_url("brand-new")
+    made = Question.objects.current().get(slug="brand-new")
+    assert (made.kind, made.version, made.status, made.origin) == (kind, 1, "draft", "browser")
+    assert made.options.count() == len(source["options"])
+    assert made.stem_html == "<p>Stem of model-question</p>"
+
+
+def _single(**changes) -> dict:
+    return form_data(services.question_parsed(make_question("single", slug="s-one")), **changes)
+
+
+def test_a_single_choice_question_needs_exactly_one_correct_option(author):
+    response = author.post(edit_url("s-one"), _single(**{"opt-1-correct": "on"}))
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "a single question needs exactly one correct option (has 2)" in html
+    assert "Not saved yet." in html
+    assert Question.objects.get(slug="s-one").version == 1
+
+
+def test_a_missing_why_is_named_on_its_own_row(author):
+    response = author.post(edit_url("s-one"), _single(**{"opt-2-why": ""}))
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert '<ul class="field-errors" id="id_opt-2-why_error"><li>why is required</li></ul>' in html
+    assert 'aria-describedby="id_opt-2-why_helptext id_opt-2-why_error"' in html
+
+
+def test_a_wrong_option_without_a_trap_asks_for_one(author):
+    response = author.post(edit_url("s-one"), _single(**{"opt-3-family": ""}))
+    assert 'id="id_opt-3-family_error"><li>choose the trap this wrong option tempts' in (
+        response.content.decode()
+    )
+
+
+def test_top_level_fields_carry_the_schemas_own_words(author):
+    data = _single(stem="", notes="no anchor", sources="http://insecure.example")
+    html = author.post(edit_url("s-one"), data).content.decode()
+    assert 'id="id_stem_error"><li>stem is required</li>' in html
+    assert 'id="id_notes_error"><li>notes must look like note-slug#anchor</li>' in html
+    assert "each source must be an https:// URL (got &#x27;http://insecure.example&#x27;)" in html
+
+
+def test_json_that_does_not_parse_says_where(author):
+    question = make_question("next_action")
+    data = form_data(services.question_parsed(question), response='{"id": "msg_1",\n  oops}')
+    response = author.post(edit_url(question.slug), data)
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "This is not valid JSON: Expecting property name enclosed in double quotes (line 2" in (
+        html
+    )
+
+
+def test_a_next_action_key_must_agree_with_the_catalogue(author):
+    question = make_question("next_action")
+    parsed = services.question_parsed(question)
+    data = form_data(parsed, **{"opt-0-correct": "", "opt-2-correct": "on"})
+    html = author.post(edit_url(question.slug), data).content.decode()
+    assert "the key says finish but the stop_reason catalogue says retry_with_more_tokens" in html
+
+
+def test_a_multiple_response_question_needs_two_right_options(author):
+    question = make_question("multiple")
+    data = form_data(services.question_parsed(question), **{"opt-1-correct": ""})
+    html = author.post(edit_url(question.slug), data).content.decode()
+    assert "a multiple-response question needs two or more correct options (has 1)" in html
+
+
+def test_a_new_questions_slug_must_be_free(author):
+    make_question("single", slug="taken")
+    source = services.question_parsed(make_question("single", slug="other"))
+    data = form_data({**source, "slug": "taken"})
+    response = author.post("/author/questions/new/?kind=single", data)
+    assert response.status_code == 422
+    assert "A question with this slug already exists" in response.content.decode()
+    assert Question.objects.filter(slug="taken").count() == 1
+
+
+def test_a_tampered_row_count_is_a_message_not_a_crash(author):
+    response = author.post(edit_url("s-one"), _single(**{"opt-TOTAL_FORMS": "many"}))
+    assert response.status_code == 422
+    assert "ManagementForm data is missing or has been tampered with" in response.content.decode()
+
+
+def test_add_a_row_shows_one_more_empty_row_and_saves_nothing(author):
+    response = author.post(edit_url("s-one"), _single(add_option="1"))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'name="opt-TOTAL_FORMS" value="5"' in html and "Option 5" in html
+    assert 'value="Option B"' not in html  # options are textareas: their text is kept as typed
+    assert "Option B</textarea>" in html
+    assert Question.objects.filter(slug="s-one").count() == 1
+
+
+def test_a_stored_question_that_fails_the_checks_still_opens_to_be_fixed(author):
+    question = make_question("single", slug="broken")
+    Question.objects.filter(pk=question.pk).update(stem="", status="draft")
+    page = author.get(edit_url("broken"))
+    assert page.status_code == 200 and "stem is required" in page.content.decode()
+    response = author.post("/author/questions/broken/publish/", follow=True)
+    assert "no longer passes the bank&#x27;s checks: stem is required" in response.content.decode()
+    assert Question.objects.get(slug="broken").status == "draft"
+
+
+def test_an_unknown_kind_is_named(author):
+    response = author.get("/author/questions/new/?kind=essay")
+    assert response.status_code == 400
+    assert "“essay” is not a question kind" in response.content.decode()
+
+
+def test_editing_a_published_question_makes_a_new_version_and_old_answers_keep_theirs(
+    author, learner
+):
+    v1 = make_question("single", slug="s-one")
+    attempt = quiz_services.practice_start(
+        owner=Owner(learner, ""), subtopics=[], which="all", count=5
+    )
+    answered = attempt.responses.get()
+    right = v1.options.get(correct=True)
+    quiz_services.response_save(
+        response=answered, answer={"choice": right.key}, lock_after_first=True
+    )
+    data = form_data(services.question_parsed(v1), stem="A **better** stem")
+    response = author.post(edit_url("s-one"), data, follow=True)
+    assert "Version 2 published." in response.content.decode()
+    v2 = Question.objects.current().get(slug="s-one")
+    assert (v2.version, v2.status, v2.stem_html) == (
+        2,
+        "published",
+        "<p>A <strong>better</strong> stem</p>",
+    )
+    v1.refresh_from_db()
+    assert not v1.is_current and v1.stem == "Stem of s-one"
+    answered.refresh_from_db()
+    assert answered.question_id == v1.pk and answered.is_correct
+    assert list(Question.objects.published()) == [v2]
+    # The edit page lists both versions with their responses.
+    page = author.get(edit_url("s-one")).content.decode()
+    assert '<th scope="row">2 (current)</th>' in page and "<td>1</td>" in page
+
+
+def test_a_draft_stays_out_of_practice_until_published_in_place(author):
+    source = services.question_parsed(make_question("single", slug="model"))
+    author.post(
+        "/author/questions/new/?kind=single", form_data({**source, "slug": "d"}, save="draft")
+    )
+    draft = Question.objects.current().get(slug="d")
+    assert draft not in Question.objects.published()
+    assert "candidates do not see it yet" in author.get(edit_url("d")).content.decode()
+    response = author.post("/author/questions/d/publish/", follow=True)
+    assert "Version 1 is published: it is in practice." in response.content.decode()
+    draft.refresh_from_db()
+    assert draft.status == "published" and draft.version == 1
+    assert draft in Question.objects.published()
+    # The hash follows the status, so saving the same content again changes nothing.
+    again = author.post(edit_url("d"), form_data(services.question_parsed(draft)), follow=True)
+    assert "Nothing changed" in again.content.decode()
+
+
+def test_saving_a_published_question_as_a_draft_takes_it_out_of_practice(author):
+    question = make_question("truefalse", slug="tf")
+    page = author.get(edit_url("tf")).content.decode()
+    assert "Save as draft (takes it out of practice)" in page
+    author.post(edit_url("tf"), form_data(services.question_parsed(question), save="draft"))
+    assert not Question.objects.published().filter(slug="tf").exists()
+    assert Question.objects.current().get(slug="tf").version == 2
+
+
+# --- the preview ---------------------------------------------------------------------------
+
+
+def test_the_htmx_preview_is_the_candidates_question_and_writes_nothing(author):
+    question = make_question("single", slug="s-one")
+    data = form_data(services.question_parsed(question), save=None, stem="Which `stop_reason`?")
+    data["original"] = "s-one"
+    response = author.post("/author/questions/preview/", data, headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert html.lstrip().startswith('<div id="preview"')
+    assert "<p>Which <code>stop_reason</code>?</p>" in html
+    assert html.count('type="radio" name="choice"') == 4  # the inputs from quizzes/_inputs.html
+    assert "WHY-A-RIGHT" in html  # the feedback, folded away under a summary
+    assert Question.objects.filter(slug="s-one").count() == 1
+    assert Question.objects.get(slug="s-one").stem == "Stem of s-one"
+
+
+def test_the_preview_of_a_new_question_needs_no_slug_yet(author):
+    source = services.question_parsed(make_question("ordering", slug="o"))
+    data = form_data({**source, "slug": ""}, save=None)
+    html = author.post("/author/questions/preview/", data, headers={"HX-Request": "true"})
+    assert 'name="pos-' in html.content.decode()
+    assert not Question.objects.filter(slug="preview-question").exists()
+
+
+def test_the_preview_lists_what_is_still_missing(author):
+    data = {"kind": "single", "opt-TOTAL_FORMS": 0, "opt-INITIAL_FORMS": 0, "stem": "Hi"}
+    html = author.post(
+        "/author/questions/preview/", data, headers={"HX-Request": "true"}
+    ).content.decode()
+    assert "The preview appears once the question passes the bank's checks" in html
+    assert "options must have 3 to 5 entries (has 0)" in html
+    assert "Notes section: notes is required" in html
+
+
+def test_the_preview_without_javascript_is_a_whole_page(author):
+    question = make_question("json", slug="j")
+    data = form_data(services.question_parsed(question), save=None, original="j")
+    html = author.post("/author/questions/preview/", data).content.decode()
+    assert "<html" in html and 'id="json-text"' in html
+
+
+def test_the_preview_button_without_javascript_reloads_the_editor_with_the_preview(author):
+    question = make_question("matching", slug="m")
+    data = form_data(services.question_parsed(question), save=None, preview="1", stem="New!")
+    response = author.post(edit_url("m"), data)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<div class="stem prose"><p>New!</p></div>' in html
+    assert Question.objects.get(slug="m").stem == "Stem of m"
+
+
+def test_the_edit_page_opens_with_the_preview_of_the_current_version(author):
+    question = make_question("next_action", slug="na")
+    html = author.get(edit_url("na")).content.decode()
+    assert 'stop_reason: "max_tokens"' in html
+    assert question.stem_html in html and "What must the loop do next?" in html

@@ -1,0 +1,101 @@
+"""Security headers and cookies: a Content-Security-Policy without inline scripts on every page,
+secure cookies in production."""
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.test import Client
+
+from studyapp.security import DEFAULT_POLICY, build_policy
+from tests.test_access_matrix import MATRIX, PRESENT, world  # noqa: F401 - fixture
+from tests.test_settings import PRODUCTION, _run
+
+pytestmark = pytest.mark.django_db
+
+
+def directives(header: str) -> dict[str, list[str]]:
+    parts = [d.split() for d in header.split(";") if d.strip()]
+    return {p[0]: p[1:] for p in parts}
+
+
+def test_the_policy_allows_only_our_own_scripts_and_styles():
+    policy = directives(build_policy(DEFAULT_POLICY))
+    assert policy["script-src"] == ["'self'"]
+    assert policy["style-src"] == ["'self'"]
+    assert policy["object-src"] == ["'none'"]
+    assert policy["frame-ancestors"] == ["'none'"]
+    assert "'unsafe-inline'" not in str(policy) and "'unsafe-eval'" not in str(policy)
+
+
+class Scripts(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.inline, self.srcs, self.handlers, self.styles = [], [], [], []
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.handlers += [f"{tag} {k}" for k in attrs if k.startswith("on")]
+        if "style" in attrs:
+            self.styles.append(tag)
+        if tag == "style":
+            self.styles.append("<style>")
+        if tag == "script":
+            self._in_script = "src" not in attrs
+            if "src" in attrs:
+                self.srcs.append(attrs["src"])
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script and data.strip():
+            self.inline.append(data.strip()[:60])
+
+
+@pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].get["learner"] == 200])
+def test_every_page_sends_the_policy_and_needs_no_inline_script(world, name):  # noqa: F811
+    client = Client()
+    client.force_login(world.users["learner"])
+    response = client.get(MATRIX[name].url(name, world))
+    assert response.status_code == 200
+    assert directives(response["Content-Security-Policy"])["script-src"] == ["'self'"]
+    if not response["Content-Type"].startswith("text/html"):
+        return
+    found = Scripts()
+    found.feed(response.content.decode())
+    assert found.inline == [], f"inline <script> on {name}: CSP blocks it"
+    assert found.handlers == [], f"inline event handlers on {name}: CSP blocks them"
+    assert found.styles == [], f"inline styles on {name}: style-src 'self' blocks them"
+    assert all(src.startswith("/static/") for src in found.srcs), found.srcs
+
+
+def test_error_pages_carry_the_policy_too(client):
+    response = client.get("/notes/no-such-note/")
+    assert response.status_code == 404
+    assert "Content-Security-Policy" in response
+
+
+def test_htmx_is_told_not_to_inject_styles_or_eval(client):
+    html = client.get("/").content.decode()
+    config = re.search(r'<meta name="htmx-config" content=\'([^\']+)\'>', html)
+    assert json.loads(config.group(1)) == {"includeIndicatorStyles": False, "allowEval": False}
+
+
+def test_production_cookies_are_secure_and_http_only():
+    code = (
+        "from django.conf import settings as s; "
+        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY, "
+        "s.CSRF_COOKIE_HTTPONLY, s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS > 0)"
+    )
+    result = _run("shell", "-c", code, **PRODUCTION)
+    assert result.stdout.splitlines()[-1].split() == ["True"] * 6, result.stderr
+
+
+def test_a_bad_rate_setting_names_the_variable():
+    result = _run("check", **PRODUCTION, RATELIMIT_LOGIN="ten per minute")
+    assert result.returncode != 0
+    assert "RATELIMIT_LOGIN must look like 10/300" in result.stderr

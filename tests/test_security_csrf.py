@@ -1,0 +1,56 @@
+"""CSRF is enforced on every POST, htmx ones included: generated from the URLconf through the
+access matrix, so a new view is covered as soon as it has its row."""
+
+import pytest
+from django.test import Client
+
+from tests.test_access_matrix import MATRIX, PRESENT, world  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def owner_client(world, *, enforce: bool) -> Client:  # noqa: F811
+    client = Client(enforce_csrf_checks=enforce)
+    client.force_login(world.users["learner"])
+    return client
+
+
+@pytest.mark.parametrize("name", PRESENT)
+def test_a_post_without_a_valid_token_is_refused(world, name):  # noqa: F811
+    url = MATRIX[name].url(name, world)
+    client = owner_client(world, enforce=True)
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.post(url, {"action": "finish", "title": "x"}, headers=headers)
+        assert response.status_code == 403, f"POST {url} {headers} without a CSRF token"
+        assert b"CSRF" in response.content
+    client.get("/")  # sets the csrftoken cookie: a token that does not match it fails too
+    response = client.post(url, {}, headers={"X-CSRFToken": "A" * 32, "HX-Request": "true"})
+    assert response.status_code == 403, f"POST {url} with a wrong CSRF token"
+
+
+def test_the_token_htmx_sends_is_accepted(world):  # noqa: F811
+    """The positive control: base.html's hx-headers token gets through, so 403 above means CSRF."""
+    client = owner_client(world, enforce=True)
+    page = client.get(f"/exam/{world.exam.pk}/q/1/").content.decode()
+    token = page.split('hx-headers=\'{"x-csrftoken": "')[1].split('"')[0]
+    response = client.post(
+        f"/exam/{world.exam.pk}/q/1/flag/", headers={"X-CSRFToken": token, "HX-Request": "true"}
+    )
+    assert response.status_code == 200
+    assert world.exam.responses.get(position=1).flagged
+
+
+def test_no_view_is_csrf_exempt():
+    from django.urls import get_resolver
+
+    def views(patterns):
+        for p in patterns:
+            if hasattr(p, "url_patterns"):
+                yield from views(p.url_patterns)
+            else:
+                yield p
+
+    exempt = [str(p.pattern) for p in views(get_resolver().url_patterns) if getattr(
+        p.callback, "csrf_exempt", False
+    )]  # fmt: skip
+    assert not exempt, f"csrf_exempt views: {exempt}"
