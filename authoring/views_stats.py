@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -57,6 +59,9 @@ def stats_index(request: HttpRequest) -> HttpResponse:
         "flagged": sum(1 for i in report.items if i.review),
         "few": stats.FEW,
         "min_for_flag": stats.MIN_FOR_FLAG,
+        "computed_at": datetime.fromtimestamp(report.computed_at, tz=UTC)
+        if report.computed_at
+        else None,
     }
     return render(request, "authoring/stats_index.html", context)
 

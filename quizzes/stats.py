@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import operator
 import random
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -252,6 +253,7 @@ class Report:
     size: int | None  # the length the test figures use
     which: str = "first"
     attempt_ids: list[int] = field(default_factory=list)
+    computed_at: float = 0.0  # time.time() when the figures were computed
 
 
 def analyse(
@@ -400,6 +402,16 @@ def load_report(which: str = "first", size: int | None = None) -> Report:
 
     from .models import Question, Response
 
+    # Like Moodle's statistics cache time: figures up to STATS_MAX_AGE seconds old are served
+    # as they are (the page says when they were computed), so a busy exam period does not make
+    # every instructor's page recompute after each submission. 0 recomputes on every change.
+    from django.conf import settings
+
+    latest_key = f"quizstats:latest:{which}:{size}"
+    max_age = getattr(settings, "STATS_MAX_AGE", 300)
+    latest = cache.get(latest_key)
+    if latest is not None and max_age and time.time() - latest.computed_at < max_age:
+        return latest
     key = _cache_key(which, size)
     report = cache.get(key)
     if report is not None:
@@ -419,7 +431,9 @@ def load_report(which: str = "first", size: int | None = None) -> Report:
                 attempts[attempt_id].append((slug_of[question_id], position, score or 0.0))
     report = analyse(dict(attempts), size=size, which=which)
     report.attempt_ids = []  # not needed once computed; keeps the cached value small
+    report.computed_at = time.time()
     cache.set(key, report, 3600)
+    cache.set(latest_key, report, 3600)
     return report
 
 

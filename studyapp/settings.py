@@ -231,3 +231,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+
+# Item statistics are served for up to this many seconds before being recomputed (0: recompute
+# whenever an exam is submitted).
+STATS_MAX_AGE = envint("STATS_MAX_AGE", "300")

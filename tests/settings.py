@@ -22,3 +22,7 @@ CSRF_COOKIE_SECURE = False
 # Rate limits are off for the suite (every test client is 127.0.0.1); tests/test_security_ratelimit
 # turns them on with small numbers.
 RATELIMIT_ENABLED = False
+
+# Statistics are recomputed whenever an exam is submitted (production serves them for up to
+# STATS_MAX_AGE seconds).
+STATS_MAX_AGE = 0

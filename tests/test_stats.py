@@ -260,3 +260,18 @@ def test_query_counts_do_not_grow(client, exams, instructor, django_assert_num_q
     # question, options of its versions
     with django_assert_num_queries(8):
         client.get(reverse("author:stats_question", args=["a"]))
+
+
+@pytest.mark.django_db
+def test_recent_figures_are_served_without_recomputing(settings, monkeypatch):
+    from quizzes import stats as stats_module
+
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.STATS_MAX_AGE = 300
+    first = stats_module.load_report()
+    calls = []
+    monkeypatch.setattr(stats_module, "analyse", lambda *a, **k: calls.append(1))
+    assert stats_module.load_report() is first or stats_module.load_report() == first
+    assert calls == []
