@@ -397,15 +397,14 @@ def _cache_key(which: str, size: int | None) -> str:
 
 def load_report(which: str = "first", size: int | None = None) -> Report:
     """The report, cached until the next exam is submitted (1 query cached, 4 when not)."""
-    from django.core.cache import cache
-    from django.db import connections
-
-    from .models import Question, Response
-
     # Like Moodle's statistics cache time: figures up to STATS_MAX_AGE seconds old are served
     # as they are (the page says when they were computed), so a busy exam period does not make
     # every instructor's page recompute after each submission. 0 recomputes on every change.
     from django.conf import settings
+    from django.core.cache import cache
+    from django.db import connections
+
+    from .models import Question, Response
 
     latest_key = f"quizstats:latest:{which}:{size}"
     max_age = getattr(settings, "STATS_MAX_AGE", 300)

@@ -264,9 +264,9 @@ def test_query_counts_do_not_grow(client, exams, instructor, django_assert_num_q
 
 @pytest.mark.django_db
 def test_recent_figures_are_served_without_recomputing(settings, monkeypatch):
-    from quizzes import stats as stats_module
-
     from django.core.cache import cache
+
+    from quizzes import stats as stats_module
 
     cache.clear()
     settings.STATS_MAX_AGE = 300
