@@ -235,3 +235,5 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Item statistics are served for up to this many seconds before being recomputed (0: recompute
 # whenever an exam is submitted).
 STATS_MAX_AGE = envint("STATS_MAX_AGE", "300")
+# Live mode: tokens one learner (account or browser) may spend per UTC day.
+LIVE_DAILY_TOKEN_CAP = envint("LIVE_DAILY_TOKEN_CAP", "200000")
