@@ -1,22 +1,7 @@
 from django import forms
 
-from .schema import SUBTOPICS
+from .schema import SUBTOPIC_LABELS, SUBTOPICS
 from .services import EXAM_SIZES, PRACTICE_SIZES
-
-SUBTOPIC_LABELS = {
-    "loop-basics": "Loop basics",
-    "stop-reasons": "Stop reasons",
-    "tool-results": "Tool results",
-    "server-tools": "Server tools and pause_turn",
-    "tool-choice": "tool_choice",
-    "guards": "Guards",
-    "errors": "Errors",
-    "thinking": "Thinking blocks",
-    "context": "Context",
-    "parallel": "Parallel calls",
-    "observability": "Observability and the Agent SDK",
-    "rules-in-code": "Rules in code",
-}
 
 
 class PracticeForm(forms.Form):

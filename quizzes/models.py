@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from .schema import FAMILIES, KINDS, SUBTOPICS
+from .schema import FAMILIES, KINDS, SUBTOPIC_LABELS, SUBTOPICS
 
 
 def new_key() -> str:
@@ -45,7 +45,7 @@ class Question(models.Model):
     version = models.PositiveIntegerField(default=1)
     is_current = models.BooleanField(default=True)
     kind = models.CharField(max_length=20, choices=[(k, k) for k in KINDS])
-    subtopic = models.CharField(max_length=30, choices=[(s, s) for s in SUBTOPICS])
+    subtopic = models.CharField(max_length=30, choices=[(s, SUBTOPIC_LABELS[s]) for s in SUBTOPICS])
     concept = models.SlugField(max_length=80)
     difficulty = models.PositiveSmallIntegerField(default=2)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED)

@@ -34,6 +34,20 @@ SUBTOPICS = (
     "observability",
     "rules-in-code",
 )
+SUBTOPIC_LABELS = {
+    "loop-basics": "Loop basics",
+    "stop-reasons": "Stop reasons",
+    "tool-results": "Tool results",
+    "server-tools": "Server tools and pause_turn",
+    "tool-choice": "tool_choice",
+    "guards": "Guards",
+    "errors": "Errors",
+    "thinking": "Thinking blocks",
+    "context": "Context",
+    "parallel": "Parallel calls",
+    "observability": "Observability and the Agent SDK",
+    "rules-in-code": "Rules in code",
+}
 FAMILIES: dict[str, str] = {
     "ends-on-text": "decides the loop is over from the text instead of stop_reason",
     "truncation-as-done": "treats max_tokens or a full context window as a finished answer, "

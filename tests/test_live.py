@@ -215,3 +215,12 @@ def test_every_request_of_a_live_run_passes_the_contract_checker(client, api):
     client.post(f"/sandbox/live/{live.pk}/step/", {"until": "end"})
     for body in api.requests:
         assert contract.check(body["messages"], tools=body.get("tools")) == []
+
+
+def test_a_run_still_going_is_not_flagged_as_ended(client, api):
+    live = create(client)
+    api.script += [reply(tool_use("lookup_order", {"order_id": "20931"}))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    html = client.get(f"/sandbox/live/{live.pk}/").content.decode()
+    assert "The run ended after" not in html
+    assert "<code>{&quot;type&quot;: &quot;auto&quot;}</code>" in html
