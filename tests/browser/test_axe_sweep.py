@@ -1,0 +1,46 @@
+"""Every page a visitor or an instructor can open: 0 axe violations, light and dark."""
+
+import pytest
+from django.contrib.auth.models import Group
+
+from tests.factories import make_bank
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PUBLIC = [
+    "/", "/notes/", "/notes/tool-choice/", "/glossary/", "/traps/", "/practice/", "/exam/",
+    "/sandbox/", "/sandbox/upload/", "/sandbox/live/", "/sandbox/thinking-tool-loop/steps/1/",
+    "/sandbox/refusal/predict/1/", "/accounts/login/", "/accounts/signup/", "/me/", "/review/",
+    "/no-such-page/",
+]  # fmt: skip
+INSTRUCTOR = [
+    "/author/", "/author/questions/new/", "/author/questions/b-3/edit/", "/author/reports/",
+    "/author/import/", "/author/export/", "/author/stats/", "/author/stats/b-3/",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_page_has_no_axe_violations(browser, live_server, django_user_model, axe, scheme):
+    make_bank(12)
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    failures = []
+
+    def sweep(paths):
+        for path in paths:
+            page.goto(live_server.url + path)
+            results = axe.run(page)
+            if results.violations_count:
+                rules = [v["id"] for v in results.response["violations"]]
+                failures.append(f"{path}: {rules}")
+
+    sweep(PUBLIC)
+    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
+    user.groups.add(Group.objects.get_or_create(name="Instructors")[0])
+    page.goto(live_server.url + "/accounts/login/")
+    page.get_by_label("Username").fill("teacher")
+    page.get_by_label("Password").fill("pw-teacher-123")
+    page.get_by_role("button", name="Log in").click()
+    sweep(INSTRUCTOR)
+    context.close()
+    assert not failures, failures
