@@ -44,3 +44,17 @@ def test_every_page_has_no_axe_violations(browser, live_server, django_user_mode
     sweep(INSTRUCTOR)
     context.close()
     assert not failures, failures
+
+
+def test_no_public_page_scrolls_sideways_on_a_phone(browser, live_server):
+    make_bank(12)
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
+    page = context.new_page()
+    wide = []
+    for path in PUBLIC:
+        page.goto(live_server.url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 380:
+            wide.append(f"{path}: {width}px")
+    context.close()
+    assert not wide, wide
