@@ -1185,3 +1185,21 @@ def test_check_transcript_on_random_loops_matches_a_full_check(loop):
 
 def test_the_module_names_its_sources():
     assert contract.DOC_PARALLEL.startswith("https://platform.claude.com/")
+
+
+def test_switching_thinking_on_in_the_middle_of_a_tool_loop_is_rejected():
+    call = {"type": "tool_use", "id": "toolu_9", "name": "lookup_order", "input": {}}
+    messages = [
+        {"role": "user", "content": "Where is my order?"},
+        {"role": "assistant", "content": [call]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "ok"}],
+        },
+    ]
+    earlier = {"role": "assistant", "content": [call], "stop_reason": "tool_use"}
+    thinking = {"type": "enabled", "budget_tokens": 2048}
+    found = contract.check(messages, thinking=thinking, responses=[earlier])
+    assert [f.rule for f in found] == ["thinking-missing"]
+    assert "switched on in the middle of a tool loop" in found[0].message
+    assert contract.check(messages, responses=[earlier]) == []

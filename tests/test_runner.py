@@ -547,3 +547,19 @@ def test_a_refund_scenario_runs_end_to_end_and_checks_clean():
     assert [t["name"] for t in api.requests[0]["tools"]] == list(demo.TOOL_NAMES)
     parsed = assert_contract_clean(api, run)
     assert parsed.slug == "refund-25-days"
+
+
+def test_a_fork_that_switches_thinking_on_mid_loop_is_not_sent():
+    api = FakeAPI([reply(tool_use("lookup_order", {"order_id": "20931"}))])
+    run = runner.Run.new(
+        api.client(),
+        model="m",
+        max_tokens=4096,
+        handlers=demo.make_handlers(),
+        **demo.run_params("refund-25-days"),
+    )
+    run.step()
+    with pytest.raises(runner.RunnerError, match="switched on in the middle of a tool loop"):
+        state = runner.fork(run.to_state(), 1, thinking={"type": "enabled", "budget_tokens": 2048})
+        runner.Run.from_state(api.client(), state, demo.make_handlers()).step()
+    assert len(api.requests) == 1  # nothing was sent for the fork

@@ -844,17 +844,25 @@ def _check_thinking(
         and response["content"][0].get("type") in _THINKING_TYPES
     )
     reported_first = False
-    if first_type not in _THINKING_TYPES and (
-        response_thinks or (budget_thinking and response is None)
-    ):
+    # Thinking switched on in the middle of a tool loop: the response being continued has no
+    # thinking block to send back, and the API still demands one (the loop is one turn).
+    toggled_on = budget_thinking and response is not None and not response_thinks
+    if first_type not in _THINKING_TYPES and (response_thinks or budget_thinking):
         reported_first = True
         findings.append(
             _finding(
                 "thinking-missing",
                 join_path(f"messages[{first.index}]", "content[0]"),
-                f"messages[{first.index}] starts with a {first_type} block, but with thinking "
-                "enabled the assistant message of an unfinished tool loop must be sent back "
-                "starting with its thinking block, complete and unchanged.",
+                (
+                    f"Thinking was switched on in the middle of a tool loop: messages"
+                    f"[{first.index}] came from a response without thinking, but with thinking "
+                    "enabled the API needs the turn's assistant message to start with a thinking "
+                    "block. Change thinking only between turns (after an end_turn)."
+                )
+                if toggled_on
+                else f"messages[{first.index}] starts with a {first_type} block, but with "
+                "thinking enabled the assistant message of an unfinished tool loop must be sent "
+                "back starting with its thinking block, complete and unchanged.",
                 api_error=(
                     f"messages.{first.index}.content.0.type: Expected `thinking` or "
                     f"`redacted_thinking`, but found `{first_type}`. When `thinking` is enabled, "

@@ -97,6 +97,7 @@ def test_the_exam_ends_itself_when_time_runs_out(page, live_server):
     page.goto(live_server.url + "/exam/")
     page.get_by_label("Questions").select_option("5")
     page.get_by_role("button", name="Start the exam").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Question 1")
     Attempt.objects.update(deadline=timezone.now() + timedelta(seconds=2))
     page.reload()
     expect(page.get_by_role("heading", level=1)).to_have_text("Your results", timeout=8000)
