@@ -49,6 +49,14 @@ XML_BITS = [
 ]
 
 
+def fuzz(examples):
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+
+
 def _noisy(bits):
     return st.lists(st.one_of(st.sampled_from(bits), st.text(max_size=12)), max_size=40).map(
         "".join
@@ -65,31 +73,19 @@ def _preview(text, fmt):
         assert str(issue)
 
 
-@settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@fuzz(400)
 @given(_noisy(GIFT_BITS))
 def test_fuzzed_gift_never_crashes(text):
     _preview(text, "gift")
 
 
-@settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@fuzz(400)
 @given(_noisy(XML_BITS))
 def test_fuzzed_moodle_xml_never_crashes(text):
     _preview(text, "moodlexml")
 
 
-@settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@fuzz(200)
 @given(st.text(max_size=300))
 def test_fuzzed_yaml_and_detection_never_crash(text):
     _preview(text, "auto")
