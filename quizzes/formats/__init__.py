@@ -359,4 +359,24 @@ def export_skip_reason(question: dict) -> str:
     return f"kind {question['kind']} has no equivalent in this format"
 
 
+def exportable(questions: list[dict], skipped: list[tuple[str, str]]):
+    """Yield (question, category or None) for each question a Moodle format can hold.
+
+    ``category`` is the Moodle category path whenever the subtopic changes (so the writer
+    emits a category entry first); questions the format can't hold go to ``skipped`` as
+    (slug, reason).
+    """
+    category = None
+    for q in questions:
+        reason = export_skip_reason(q)
+        if reason:
+            skipped.append((q["slug"], reason))
+            continue
+        new = None
+        if q["subtopic"] != category:
+            category = q["subtopic"]
+            new = f"$course$/Loopcraft/{category}"
+        yield q, new
+
+
 FAMILIES_CHOICES = [(f, f"{f}: {d}") for f, d in FAMILIES.items()]

@@ -258,19 +258,13 @@ def escape(text: str) -> str:
 
 def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
     """Bank questions as GIFT text, plus (slug, reason) for each that GIFT can't hold."""
-    from . import export_skip_reason
+    from . import exportable
 
     blocks: list[str] = []
     skipped: list[tuple[str, str]] = []
-    category = None
-    for q in questions:
-        reason = export_skip_reason(q)
-        if reason:
-            skipped.append((q["slug"], reason))
-            continue
-        if q["subtopic"] != category:
-            category = q["subtopic"]
-            blocks.append(f"$CATEGORY: $course$/Loopcraft/{category}")
+    for q, category in exportable(questions, skipped):
+        if category:
+            blocks.append(f"$CATEGORY: {category}")
         lines = [
             f"// loopcraft: {meta_json(q)}",
             f"::{escape(q['slug'])}::[markdown]{escape(q['stem'])}{{",

@@ -12,7 +12,7 @@ from . import (
     MoodleQuestion,
     Parsed,
     answers_for_export,
-    export_skip_reason,
+    exportable,
     fraction_text,
     meta_json,
     moodle_validate,
@@ -145,16 +145,10 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
     """Bank questions as Moodle XML, plus (slug, reason) for each that it can't hold."""
     root = ET.Element("quiz")
     skipped: list[tuple[str, str]] = []
-    category = None
-    for q in questions:
-        reason = export_skip_reason(q)
-        if reason:
-            skipped.append((q["slug"], reason))
-            continue
-        if q["subtopic"] != category:
-            category = q["subtopic"]
+    for q, category in exportable(questions, skipped):
+        if category:
             cat = ET.SubElement(root, "question", {"type": "category"})
-            _add_text(cat, "category", f"$course$/Loopcraft/{category}", None)
+            _add_text(cat, "category", category, None)
         kind = q["kind"]
         qtype = {"single": "multichoice", "multiple": "multichoice"}.get(kind, kind)
         el = ET.SubElement(root, "question", {"type": qtype})
