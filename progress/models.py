@@ -7,15 +7,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from quizzes.owners import OwnedQuerySet
+
 from . import rules
-
-
-class OwnedQuerySet(models.QuerySet):
-    def owned_by(self, owner):
-        """Rows of a user, or of an anonymous session's owner token (quizzes.owners.Owner)."""
-        if owner.user is not None:
-            return self.filter(user=owner.user)
-        return self.filter(user=None, owner_token=owner.token)
 
 
 class ConceptCard(models.Model):

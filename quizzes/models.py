@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from .owners import OwnedQuerySet
 from .schema import FAMILIES, KINDS, SUBTOPIC_LABELS, SUBTOPICS
 
 
@@ -121,14 +122,6 @@ class Option(models.Model):
         return self.text[:60]
 
 
-class AttemptQuerySet(models.QuerySet):
-    def owned_by(self, owner):
-        """Attempts of a user, or of an anonymous session's owner token."""
-        if owner.user is not None:
-            return self.filter(user=owner.user)
-        return self.filter(user=None, owner_token=owner.token)
-
-
 class Attempt(models.Model):
     class Mode(models.TextChoices):
         PRACTICE = "practice"
@@ -147,7 +140,7 @@ class Attempt(models.Model):
     score = models.FloatField(null=True, blank=True)
     retake_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
 
-    objects = AttemptQuerySet.as_manager()
+    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["user", "mode", "started_at"])]

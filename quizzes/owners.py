@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.contrib.auth.signals import user_logged_in
+from django.db import models
 from django.dispatch import receiver
 
 SESSION_KEY = "owner_token"
@@ -15,6 +16,16 @@ SESSION_KEY = "owner_token"
 class Owner:
     user: object | None
     token: str
+
+
+class OwnedQuerySet(models.QuerySet):
+    """For models with ``user`` and ``owner_token``: the rows an Owner may see."""
+
+    def owned_by(self, owner: Owner):
+        if owner.user is not None:
+            return self.filter(user=owner.user)
+        # An anonymous visitor without a token yet owns nothing.
+        return self.filter(user=None, owner_token=owner.token) if owner.token else self.none()
 
 
 def get_owner(request, *, create: bool = True) -> Owner:

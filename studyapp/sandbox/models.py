@@ -2,12 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-
-class UploadedRunQuerySet(models.QuerySet):
-    def owned_by(self, owner):
-        if owner.user is not None:
-            return self.filter(user=owner.user)
-        return self.filter(user=None, owner_token=owner.token) if owner.token else self.none()
+from quizzes.owners import OwnedQuerySet
 
 
 class UploadedRun(models.Model):
@@ -23,17 +18,13 @@ class UploadedRun(models.Model):
     size = models.PositiveIntegerField()
     created_at = models.DateTimeField(default=timezone.now)
 
-    objects = UploadedRunQuerySet.as_manager()
+    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return self.title
-
-
-class LiveRunQuerySet(UploadedRunQuerySet):
-    pass
 
 
 class LiveRun(models.Model):
@@ -51,7 +42,7 @@ class LiveRun(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
-    objects = LiveRunQuerySet.as_manager()
+    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         ordering = ["-updated_at"]
