@@ -1149,6 +1149,8 @@ def _full_check(t):
             thinking=params.get("thinking"),
             responses=[y.response for y in t.turns[: x.index]],
             params=params,
+            api_version=contract.transcript_api_version(t),
+            check_status=False,
         ):
             if (f.rule, f.path, f.message) not in seen:
                 seen.add((f.rule, f.path, f.message))
@@ -1187,7 +1189,7 @@ def test_the_module_names_its_sources():
     assert contract.DOC_PARALLEL.startswith("https://platform.claude.com/")
 
 
-def test_switching_thinking_on_in_the_middle_of_a_tool_loop_is_rejected():
+def test_switching_thinking_on_in_the_middle_of_a_tool_loop_is_a_lint_not_an_error():
     call = {"type": "tool_use", "id": "toolu_9", "name": "lookup_order", "input": {}}
     messages = [
         {"role": "user", "content": "Where is my order?"},
@@ -1200,6 +1202,119 @@ def test_switching_thinking_on_in_the_middle_of_a_tool_loop_is_rejected():
     earlier = {"role": "assistant", "content": [call], "stop_reason": "tool_use"}
     thinking = {"type": "enabled", "budget_tokens": 2048}
     found = contract.check(messages, thinking=thinking, responses=[earlier])
-    assert [f.rule for f in found] == ["thinking-missing"]
+    # Current docs ("Graceful thinking degradation"): no 400, thinking silently disabled.
+    assert [(f.rule, f.severity) for f in found] == [("thinking-toggled", "lint")]
     assert "switched on in the middle of a tool loop" in found[0].message
+    assert "thinking will be silently disabled for that request" in found[0].message.lower()
     assert contract.check(messages, responses=[earlier]) == []
+
+
+def test_text_before_results_quotes_the_recorded_2025_error_text():
+    [f] = check([Q, PARALLEL, user([text("Here:"), result("toolu_1"), result("toolu_2")])])
+    assert f.api_error == (
+        "messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. "
+        "Messages following `tool_use` blocks must begin with a matching number of "
+        "`tool_result` blocks."
+    )
+
+
+def test_a_duplicate_result_is_marked_as_an_expected_400_without_an_api_text():
+    found = check([Q, PARALLEL, user([result("toolu_1"), result("toolu_2"), result("toolu_2")])])
+    [f] = [f for f in found if f.rule == "tool-result-duplicate"]
+    assert "Expected 400" in f.message and f.api_error == ""
+
+
+# --- the chosen model's own rules (models.check_request) -----------------------------------------
+
+
+def _model_check(model, *, messages=None, **params):
+    return check(
+        messages or [Q],
+        params={"model": model, **params},
+        **{k: params[k] for k in ("tool_choice", "thinking", "tools") if k in params},
+    )
+
+
+@pytest.mark.parametrize(
+    ("rule", "model", "params", "messages", "api_text", "accepted_on"),
+    [
+        (
+            "model-forced-tool-choice",
+            "claude-sonnet-5-5",
+            {"tools": [LOOKUP], "tool_choice": {"type": "any"}},
+            None,
+            "",
+            "claude-haiku-5-5",
+        ),
+        (
+            "model-sampling",
+            "claude-haiku-5-5",
+            {"temperature": 0},
+            None,
+            "temperature: Extra inputs are not permitted",
+            None,
+        ),
+        (
+            "model-prefill",
+            "claude-sonnet-4-6",
+            {},
+            [Q, {"role": "assistant", "content": "{"}],
+            "This model does not support assistant message prefill. The conversation must end "
+            "with a user message.",
+            "claude-haiku-4-5",
+        ),
+        (
+            "model-manual-thinking",
+            "claude-opus-5-5",
+            {"thinking": THINKING},
+            None,
+            '"thinking.type.enabled" is not supported for this model. Use '
+            '"thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
+            "claude-opus-4-6",
+        ),
+        (
+            "model-thinking-disabled",
+            "claude-opus-5-5",
+            {"thinking": {"type": "disabled"}},
+            None,
+            '"thinking.type.disabled" is not supported for this model. Use '
+            '"thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
+            "claude-haiku-5-5",
+        ),
+        ("model-retirement", "claude-sonnet-4-5", {}, None, "", "claude-sonnet-5-5"),
+    ],
+)
+def test_a_request_the_chosen_model_rejects_names_the_model_and_the_rule(
+    rule, model, params, messages, api_text, accepted_on
+):
+    found = _model_check(model, messages=messages, **params)
+    [f] = [f for f in found if f.rule == rule]
+    assert f.is_error and model in f.message and f.api_error == api_text
+    assert "Instead:" in f.message
+    if accepted_on:
+        assert not [f for f in _model_check(accepted_on, messages=messages, **params) if f.is_error]
+
+
+def test_an_unknown_model_is_a_lint_that_says_its_rules_are_unknown():
+    [f] = _model_check("claude-from-the-future", tool_choice={"type": "any"}, tools=[LOOKUP])
+    assert f.rule == "model-unknown" and f.severity == "lint"
+    assert "Rules unknown for this model" in f.message
+
+
+def test_a_recorded_loop_is_judged_by_its_own_model():
+    ask = turn(response(1, "tool_use", tool_use("toolu_1")), [result("toolu_1")])
+    done = turn(response(2, "end_turn", text("Shipped.")))
+    forced = {"tool_choice": {"type": "any"}}
+    # Sonnet 4.5 (the library's model) accepted forced tool_choice, and its retirement date
+    # having passed does not make the recording wrong.
+    assert check_transcript(transcript(ask, done, **forced)) == []
+    on_sonnet = check_transcript(transcript(ask, done, model="claude-sonnet-5-5", **forced))
+    assert [(f.rule, f.step) for f in on_sonnet] == [("model-forced-tool-choice", 0)]
+    assert check_transcript(transcript(ask, done, model="claude-haiku-5-5", **forced)) == []
+
+
+def test_sampling_in_a_recorded_loop_is_judged_by_its_api_version():
+    done = turn(response(1, "end_turn", text("Hi.")))
+    assert check_transcript(transcript(done, temperature=0)) == []  # 2023-06-01, Sonnet 4.5
+    found = check_transcript(transcript(done, temperature=0, api_version="2026-10-21"))
+    assert [f.rule for f in found] == ["model-sampling"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import catalogue
+from . import models as model_catalogue
 from .transcript import (
     CAP_ENDINGS,
     GUARD_ENDINGS,
@@ -121,6 +122,49 @@ RULES: dict[str, Rule] = {
             "Forced tool_choice (any/tool) with budget-style extended thinking",
             catalogue.DOC_DEFINE,
         ),
+        # per model (models.check_request): the message names the model and the rule
+        Rule(
+            "model-retirement",
+            ERROR,
+            "The model is retired (or past its retirement date)",
+            model_catalogue.DOC_DEPRECATIONS,
+        ),
+        Rule(
+            "model-sampling",
+            ERROR,
+            "The model rejects temperature / top_p / top_k under this API version",
+            model_catalogue.DOC_VERSIONING,
+        ),
+        Rule(
+            "model-forced-tool-choice",
+            ERROR,
+            "The model rejects forced tool_choice (any / tool)",
+            model_catalogue.DOC_THINK_TOOLS,
+        ),
+        Rule(
+            "model-prefill",
+            ERROR,
+            "The model rejects assistant prefill",
+            model_catalogue.DOC_PREFILL,
+        ),
+        Rule(
+            "model-manual-thinking",
+            ERROR,
+            "The model rejects this thinking mode (budget_tokens / adaptive)",
+            model_catalogue.DOC_THINK_TROUBLE,
+        ),
+        Rule(
+            "model-thinking-disabled",
+            ERROR,
+            "The model does not turn thinking off this way",
+            model_catalogue.DOC_THINK_TROUBLE,
+        ),
+        Rule(
+            "model-unknown",
+            LINT,
+            "Rules unknown for this model",
+            model_catalogue.DOC_DEPRECATIONS,
+        ),
         Rule(
             "disable-parallel-top-level",
             ERROR,
@@ -128,6 +172,12 @@ RULES: dict[str, Rule] = {
             catalogue.DOC_DEFINE,
         ),
         # --- the API accepts these, the documentation calls them wrong -------------------------
+        Rule(
+            "thinking-toggled",
+            LINT,
+            "Thinking switched on in the middle of a tool loop",
+            model_catalogue.DOC_EXTENDED,
+        ),
         Rule(
             "tool-results-split",
             LINT,
@@ -476,6 +526,9 @@ def check(
     thinking: Any = None,
     responses: list[Any] | None = None,
     params: dict[str, Any] | None = None,
+    model: str | None = None,
+    api_version: str = model_catalogue.API_VERSION,
+    check_status: bool = True,
 ) -> list[Finding]:
     """Check one request against the API's rules.
 
@@ -483,7 +536,10 @@ def check(
     SDK Messages); with them the checker can tell whether thinking blocks and paused turns
     were passed back unchanged and whether a cut-off tool_use was executed. ``params``: the
     request's other top-level fields (for example to spot a top-level
-    ``disable_parallel_tool_use``). Never raises on bad input: shape problems are findings.
+    ``disable_parallel_tool_use``). ``model`` (or ``params["model"]``): also check the
+    request against that model's rules (models.check_request) under ``api_version``;
+    ``check_status=False`` leaves out retirement (for loops recorded when the model was served).
+    Never raises on bad input: shape problems are findings.
     """
     return _check(
         messages,
@@ -493,6 +549,9 @@ def check(
         responses=responses,
         params=params,
         since=0,
+        model=model,
+        api_version=api_version,
+        check_status=check_status,
     )
 
 
@@ -506,9 +565,28 @@ def _check(
     params: dict[str, Any] | None,
     since: int,
     cache: dict[int, tuple[Any, _Msg]] | None = None,
+    model: str | None = None,
+    api_version: str = model_catalogue.API_VERSION,
+    check_status: bool = True,
 ) -> list[Finding]:
     findings: list[Finding] = []
     _check_request(findings, tools=tools, tool_choice=tool_choice, thinking=thinking, params=params)
+    if model is None and isinstance(params, dict):
+        model = params.get("model")
+    if model is not None:
+        _check_model(
+            findings,
+            model,
+            {
+                **(params if isinstance(params, dict) else {}),
+                "tools": tools,
+                "tool_choice": tool_choice,
+                "thinking": thinking,
+                "messages": messages,
+            },
+            api_version=api_version,
+            check_status=check_status,
+        )
     if not isinstance(messages, list):
         findings.append(
             _finding("message-shape", "messages", "messages must be a list of message objects.")
@@ -558,6 +636,37 @@ def _check(
     return findings
 
 
+def _check_model(
+    findings: list[Finding],
+    model: Any,
+    request: dict[str, Any],
+    *,
+    api_version: str,
+    check_status: bool,
+) -> None:
+    """The chosen model's own rules, as findings that name the model and the rule."""
+    request = {k: v for k, v in request.items() if v is not None}
+    for v in model_catalogue.check_request(
+        model, request, api_version=api_version, check_status=check_status
+    ):
+        code = v.rule if v.rule.startswith("model-") else f"model-{v.rule}"
+        if code not in RULES:
+            code = "model-manual-thinking"
+        text = v.message + (f" Instead: {v.fix}" if v.fix else "")
+        findings.append(
+            replace(
+                _finding(
+                    code,
+                    v.path,
+                    text,
+                    api_error=v.api_error,
+                    severity=ERROR if v.is_error else LINT,
+                ),
+                doc_url=v.source or RULES[code].doc_url,
+            )
+        )
+
+
 def _tool_names(tools: Any) -> set[str] | None:
     if not isinstance(tools, list):
         return None
@@ -590,7 +699,9 @@ def _check_request(
                         f'tool_choice {{"type": "{tool_choice["type"]}"}} forces a tool call, '
                         "which extended thinking with budget_tokens does not support: only "
                         '"auto" and "none" work with it. Use "auto" and ask for the tool in the '
-                        "prompt. (2026 docs: adaptive thinking does support forced tool use.)",
+                        "prompt. (2026 docs: adaptive thinking accepts forced tool use on some "
+                        "models, skipping thinking, but Opus 5.5, Sonnet 5.5 and Fable/Mythos "
+                        "5.1+ reject forced tool use altogether.)",
                     )
                 )
     if isinstance(params, dict) and "disable_parallel_tool_use" in params:
@@ -679,7 +790,7 @@ def _check_results(
                     "tool-result-duplicate",
                     path,
                     f"{path} is a second tool_result for {shown}. Send exactly one result per "
-                    "tool_use id.",
+                    "tool_use id. Expected 400: no recorded API error text for this case.",
                 )
             )
         if isinstance(tool_id, str):
@@ -710,6 +821,12 @@ def _check_results(
                 f"{path} is a {block.get('type')} block placed before tool_result blocks of the "
                 "same user message. The tool_result blocks must come first; any text goes after "
                 "them.",
+                api_error=(
+                    f"{_api_path(path).split('.content')[0]}: Did not find "
+                    f"{len(called) or len(results)} `tool_result` "
+                    "block(s) at the beginning of this message. Messages following `tool_use` "
+                    "blocks must begin with a matching number of `tool_result` blocks."
+                ),
             )
         )
 
@@ -847,27 +964,35 @@ def _check_thinking(
     # Thinking switched on in the middle of a tool loop: the response being continued has no
     # thinking block to send back, and the API still demands one (the loop is one turn).
     toggled_on = budget_thinking and response is not None and not response_thinks
-    if first_type not in _THINKING_TYPES and (response_thinks or budget_thinking):
+    if toggled_on and first_type not in _THINKING_TYPES:
+        # 2025 docs: a 400. Current docs ("Graceful thinking degradation"): no error, the API
+        # silently disables thinking for that request. Still wrong: one configuration per turn.
+        reported_first = True
+        findings.append(
+            _finding(
+                "thinking-toggled",
+                join_path(f"messages[{first.index}]", "content[0]"),
+                f"Thinking was switched on in the middle of a tool loop: messages[{first.index}] "
+                "came from a response without thinking. Thinking will be silently disabled for "
+                'that request (current docs, "Graceful thinking degradation"; in 2025 this was '
+                "a 400). Keep one thinking configuration per assistant turn: change it only "
+                "between turns (after an end_turn).",
+            )
+        )
+    elif first_type not in _THINKING_TYPES and (response_thinks or budget_thinking):
         reported_first = True
         findings.append(
             _finding(
                 "thinking-missing",
                 join_path(f"messages[{first.index}]", "content[0]"),
-                (
-                    f"Thinking was switched on in the middle of a tool loop: messages"
-                    f"[{first.index}] came from a response without thinking, but with thinking "
-                    "enabled the API needs the turn's assistant message to start with a thinking "
-                    "block. Change thinking only between turns (after an end_turn)."
-                )
-                if toggled_on
-                else f"messages[{first.index}] starts with a {first_type} block, but with "
+                f"messages[{first.index}] starts with a {first_type} block, but with "
                 "thinking enabled the assistant message of an unfinished tool loop must be sent "
                 "back starting with its thinking block, complete and unchanged.",
                 api_error=(
                     f"messages.{first.index}.content.0.type: Expected `thinking` or "
                     f"`redacted_thinking`, but found `{first_type}`. When `thinking` is enabled, "
                     "a final `assistant` message must start with a thinking block (preceeding "
-                    "the lastmost set of `tool_use` and `tool_result` blocks)."
+                    "the lastmost set of `tool_use` and `tool_result` blocks). …"
                 ),
             )
         )
@@ -902,9 +1027,11 @@ def _check_thinking(
                 f"The thinking blocks of messages[{m.index}] differ from the response they came "
                 "from (edited, reordered, dropped or re-signed). During a tool loop pass them "
                 "back exactly as received, signature included.",
+                # Full text as real API logs show it (anthropics/claude-code#63404, 2026-05).
                 api_error=(
-                    "`thinking` or `redacted_thinking` blocks in the latest assistant message "
-                    "cannot be modified"
+                    f"{_api_path(where)}: `thinking` or `redacted_thinking` blocks in the latest "
+                    "assistant message cannot be modified. These blocks must remain as they were "
+                    "in the original response."
                 ),
             )
         )
@@ -1096,6 +1223,7 @@ def check_transcript(t: Transcript) -> list[Finding]:
                 findings.append(replace(f, step=step))
 
     top_level = {k: t.extra[k] for k in ("disable_parallel_tool_use",) if k in t.extra}
+    version = transcript_api_version(t)
     index = _Responses()
     cache: dict[int, tuple[Any, _Msg]] = {}
     previous_len = 0
@@ -1103,7 +1231,7 @@ def check_transcript(t: Transcript) -> list[Finding]:
         params = {**top_level, **t.params_for(turn.index)}
         since = previous_len if turn.index and turn.appended is not None else 0
         if t.source != "message":
-            add(_check_turn(turn, params, index, since, cache), turn.index)
+            add(_check_turn(turn, params, index, since, cache, version), turn.index)
         index.add(turn.response)
         previous_len = max(len(turn.request_messages) - 1, 0)
 
@@ -1125,6 +1253,8 @@ def check_transcript(t: Transcript) -> list[Finding]:
                 params=params,
                 since=max(len(last.request_messages) - 1, 0),
                 cache=cache,
+                api_version=version,
+                check_status=False,
             ),
             last.index,
         )
@@ -1143,7 +1273,10 @@ def _check_turn(
     index: _Responses,
     since: int,
     cache: dict[int, tuple[Any, _Msg]],
+    api_version: str,
 ) -> list[Finding]:
+    # A recorded loop is judged by the rules of the model it was sent to; retirement is left
+    # out (the model was served when the loop was recorded).
     return _check(
         turn.request_messages,
         tools=params.get("tools"),
@@ -1153,7 +1286,16 @@ def _check_turn(
         params=params,
         since=since,
         cache=cache,
+        api_version=api_version,
+        check_status=False,
     )
+
+
+def transcript_api_version(t: Transcript) -> str:
+    """The API version a recorded loop was sent with: its ``api_version`` field, else
+    2023-06-01 (loops recorded before SDK 2.x, which sent 2026-10-21, did not say)."""
+    value = t.extra.get("api_version")
+    return value if value in model_catalogue.API_VERSIONS else model_catalogue.OLD_API_VERSION
 
 
 def _max_tokens(t: Transcript, index: int) -> int | None:

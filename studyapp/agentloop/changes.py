@@ -1,0 +1,265 @@
+"""What changed since the exam guide: the exam-era answer next to what today's models do.
+
+``CHANGES`` is keyed by the agreed ids (sampling, forced-tool-choice, prefill, manual-thinking,
+thinking-disabled, thinking-default, thinking-display, thinking-binding, thinking-toggle,
+prior-thinking-kept, model-retirement). The per-model lines are generated from the model
+catalogue (:mod:`.models`) each time they are asked for, so one entry there changes every page
+that shows them: the notes callouts, question feedback, the sandbox decision panel and
+``/notes/changes/``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import models as _models
+
+if TYPE_CHECKING:
+    from .models import ModelRules
+
+CHECKED = dt.date(2026, 12, 1)
+CHANGE_IDS = (
+    "sampling",
+    "forced-tool-choice",
+    "prefill",
+    "manual-thinking",
+    "thinking-disabled",
+    "thinking-default",
+    "thinking-display",
+    "thinking-binding",
+    "thinking-toggle",
+    "prior-thinking-kept",
+    "model-retirement",
+)
+
+
+def _sampling(m: ModelRules) -> str:
+    old = {
+        _models.SAMPLING_ANY: "accepted",
+        _models.SAMPLING_ONE: "accepted, but not temperature and top_p together",
+        _models.SAMPLING_DEFAULT_ONLY: "non-default values are a 400",
+        _models.SAMPLING_NONE: "a 400 at any value",
+    }[m.sampling_2023]
+    return f"400 under API version 2026-10-21 (the SDK's); under a pinned 2023-06-01: {old}"
+
+
+def _prefill(m: ModelRules) -> str:
+    return "accepted, but not with thinking on" if m.prefill else "400 error"
+
+
+def _manual(m: ModelRules) -> str:
+    if "enabled" not in m.thinking_modes:
+        return "400 error: use adaptive thinking and output_config.effort"
+    if "adaptive" in m.thinking_modes:
+        return "deprecated, still accepted (adaptive is recommended)"
+    return "accepted: the only thinking mode"
+
+
+def _disabled(m: ModelRules) -> str:
+    off = _models.thinking_off(m.id)
+    if off is None:
+        return "cannot be turned off (disabled is a 400)"
+    if off == {}:
+        return "off by default: omit thinking"
+    if off["type"] == "between_tools":
+        return 'send {"type": "between_tools"} (disabled is a 400)'
+    limit = f" at effort {m.disabled_max_effort} or below" if m.disabled_max_effort else ""
+    return f'send {{"type": "disabled"}}{limit}'
+
+
+def _default(m: ModelRules) -> str:
+    return "on (adaptive) when omitted" if m.thinking_default == "adaptive" else "off when omitted"
+
+
+def _display(m: ModelRules) -> str:
+    if not m.display_default:
+        return "not documented"
+    if m.display_default == "omitted":
+        return "omitted: thinking blocks come back with empty text"
+    return "summarized"
+
+
+def _binding(m: ModelRules) -> str:
+    if not m.thinking_bound:
+        return "not bound: the API does not check the history before a block"
+    account = ", and to the account" if m.account_bound else ""
+    return f"bound to the model and everything before the block{account}: an edit is a 400"
+
+
+def _toggle(m: ModelRules) -> str:
+    return "no error: thinking is silently disabled for that request"
+
+
+def _kept(m: ModelRules) -> str:
+    return "kept in context (billed as input)" if m.prior_thinking_kept else "stripped by the API"
+
+
+def _status(m: ModelRules) -> str:
+    return m.status_text()
+
+
+@dataclass(frozen=True)
+class Change:
+    """One rule the exam teaches one way and today's models treat model by model."""
+
+    id: str
+    title: str
+    exam: str  # the exam-era answer (what the questions are keyed to)
+    today: str  # today's behaviour in one sentence
+    source: str
+    label: str
+    per_model_text: Callable[[ModelRules], str]
+    notes_anchor: str = ""  # note-slug#anchor that teaches the exam answer
+    checked: dt.date = CHECKED
+
+    def rows(self, day: dt.date | None = None) -> list[dict[str, Any]]:
+        """One row per model served on ``day``: {model, name, status, text, label, source}."""
+        return [
+            {
+                "model": m.id,
+                "name": m.name,
+                "status": m.status_text(day),
+                "text": self.per_model_text(m),
+                "label": m.label_for(self.id),
+                "source": m.source,
+            }
+            for m in _models.live_models(day)
+        ]
+
+
+def per_model(change_id: str, model_id: str) -> str:
+    """Today's line for one model ("" when the change or the model is unknown)."""
+    change = CHANGES.get(change_id)
+    m = _models.get_model(model_id)
+    return change.per_model_text(m) if change and m else ""
+
+
+D = _models.DOCS
+CHANGES: dict[str, Change] = {
+    c.id: c
+    for c in [
+        Change(
+            "sampling",
+            "Sampling parameters",
+            "Set temperature (for example 0) to make loop tests repeatable.",
+            "The SDK sends API version 2026-10-21, which removed temperature, top_p and top_k: "
+            "sending any of them is a 400 on every model.",
+            _models.DOC_VERSIONING,
+            _models.CONFIRMED,
+            _sampling,
+        ),
+        Change(
+            "forced-tool-choice",
+            "Forced tool_choice (any / tool)",
+            'tool_choice {"type": "any"} or {"type": "tool"} forces a tool call; only auto and '
+            "none work with extended thinking.",
+            "Forced tool_choice is a 400 on Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1 and later; "
+            "where it is accepted with adaptive thinking, thinking is skipped.",
+            _models.DOC_THINK_TOOLS,
+            _models.CONFIRMED,
+            lambda m: m.forced_text,
+            "tool-choice#with-thinking",
+        ),
+        Change(
+            "prefill",
+            "Assistant prefill",
+            "End the request on a partial assistant message (such as {) to shape the output.",
+            "Every 4.6 and later model rejects a request that ends on an assistant message; use "
+            "structured outputs.",
+            _models.DOC_PREFILL,
+            _models.CONFIRMED,
+            _prefill,
+        ),
+        Change(
+            "manual-thinking",
+            "Manual thinking (budget_tokens)",
+            'Extended thinking is thinking {"type": "enabled", "budget_tokens": N}.',
+            "Manual thinking is deprecated on the 4.6 models and a 400 from Opus 4.7 on; use "
+            'adaptive thinking ({"type": "adaptive"}) with output_config.effort.',
+            _models.DOC_THINK_TROUBLE,
+            _models.CONFIRMED,
+            _manual,
+            "thinking#budget",
+        ),
+        Change(
+            "thinking-disabled",
+            "Turning thinking off",
+            "Thinking is off unless you enable it; to turn it off, leave thinking out.",
+            'thinking {"type": "disabled"} is a 400 on Opus 5.5, Sonnet 5.5 and Fable; Sonnet 5.5 '
+            'uses {"type": "between_tools"} instead.',
+            f"{D}/models/sonnet-5-5/migration-guide",
+            _models.CONFIRMED,
+            _disabled,
+        ),
+        Change(
+            "thinking-default",
+            "Thinking when the request says nothing",
+            "No thinking unless the request asks for it.",
+            "From Opus 5, Sonnet 5, Haiku 5.5 and Fable on, omitting thinking gives adaptive "
+            "thinking.",
+            f"{D}/models/opus-5/migration-guide",
+            _models.CONFIRMED,
+            _default,
+        ),
+        Change(
+            "thinking-display",
+            "Thinking text in the response",
+            "Thinking blocks carry a summary of the reasoning; the final answer is the text.",
+            'On newer models thinking.display defaults to "omitted": the block\'s text is empty '
+            "but its signature is there, so pick blocks by type, not content[0].",
+            f"{D}/build-with-claude/extended-thinking",
+            _models.CONFIRMED,
+            _display,
+        ),
+        Change(
+            "thinking-binding",
+            "Thinking blocks bound to their conversation",
+            "Pass the latest turn's thinking blocks back unchanged; earlier ones may be dropped.",
+            "From Fable 5.1 on (and Opus 5.5, Sonnet 5.5, Haiku 5.5) a thinking block is bound to "
+            "the model and to everything before it: changing system, tools or earlier messages "
+            "is a 400 unless prefix_mismatch_behavior drop_block is set (beta "
+            f"{_models.BINDING_BETA}).",
+            _models.DOC_BOUND,
+            _models.CONFIRMED,
+            _binding,
+            "thinking#preserve-blocks",
+        ),
+        Change(
+            "thinking-toggle",
+            "Switching thinking on or off inside a tool loop",
+            "Toggling thinking in the middle of a tool loop is a 400 (the assistant message "
+            "must start with a thinking block).",
+            "Current docs (Graceful thinking degradation): no error; thinking is silently "
+            "disabled for that request. Change the configuration only between turns.",
+            _models.DOC_EXTENDED,
+            _models.CONFIRMED,
+            _toggle,
+            "thinking#toggling",
+        ),
+        Change(
+            "prior-thinking-kept",
+            "Thinking from earlier turns",
+            "The API strips thinking blocks of earlier turns from the context anyway.",
+            "From Opus 4.5 on, earlier turns' thinking stays in context by default (billed as "
+            "input); older models strip it.",
+            _models.DOC_EXTENDED,
+            _models.CONFIRMED,
+            _kept,
+            "thinking#prior-turns",
+        ),
+        Change(
+            "model-retirement",
+            "Model ids",
+            "Examples use claude-sonnet-4-5, claude-opus-4-1 and their dated ids.",
+            "Opus 4.1, Opus 4 and Sonnet 4 are retired; Sonnet 4.5's retirement date "
+            "(2026-11-30) has passed; Opus 4.5 is deprecated (retires 2027-01-22).",
+            _models.DOC_DEPRECATIONS,
+            _models.CONFIRMED,
+            _status,
+        ),
+    ]
+}
+assert tuple(CHANGES) == CHANGE_IDS
