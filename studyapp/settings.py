@@ -152,7 +152,7 @@ if not SECURE_HSTS_PRELOAD:
 
 # The anthropic SDK reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL itself; the live sandbox only
 # needs to know whether a key is configured.
-ANTHROPIC_MODEL = os.getenv("ANTHROPIC_MODEL", "claude-sonnet-5-5")
+ANTHROPIC_MODEL = os.getenv("ANTHROPIC_MODEL", "claude-haiku-5-5")  # README: why
 
 LOGGING = {
     "version": 1,

@@ -9,10 +9,21 @@ Script items: a response dict (build one with :func:`reply`), :class:`ApiError` 
 status with the API's error body), or ``TIMEOUT`` / ``CONNECTION_ERROR``. A request whose body has
 ``"stream": true`` gets the same response as Server-Sent Events. ``on_request(body)`` runs for
 every request (tests advance a fake clock there).
+
+The fake enforces today's per-model rules (facts-current §2 and §4), written here independently
+of ``studyapp.agentloop.models`` so that the two check each other: retired and unknown model ids
+(404), sampling parameters under API version 2026-10-21, forced tool_choice, thinking modes,
+assistant prefill (400 with the API's text where one is published). For models whose thinking is
+on, every response starts with a thinking block with empty text (``display: "omitted"``) and a
+signature derived from a hash of the model, system, tools and everything before the block; a
+request that sends such a block back after that prefix changed gets the documented 400 ("The
+block is bound to a different conversation"). A rejected request consumes no script item.
+``rejected`` lists the (status, message) of each refusal.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import Callable
@@ -142,6 +153,118 @@ def sse(message: dict[str, Any]) -> bytes:
     return "".join(out).encode()
 
 
+# --- the per-model rules the fake enforces -------------------------------------------------------
+# forced: True (accepted) | False (400) | "not_with_manual" (400 with thinking type enabled)
+_GEN_55 = {"forced": False, "modes": {"adaptive"}, "on": True, "prefill": False, "bound": True}
+FAKE_MODELS: dict[str, dict[str, Any]] = {
+    "claude-opus-5-5": _GEN_55,
+    "claude-fable-5-1": _GEN_55,
+    "claude-sonnet-5-5": {**_GEN_55, "modes": {"adaptive", "between_tools"}},
+    "claude-haiku-5-5": {**_GEN_55, "forced": True, "modes": {"adaptive", "disabled"}},
+    "claude-opus-5": {**_GEN_55, "forced": True, "modes": {"adaptive", "disabled"}, "bound": False},
+    "claude-opus-4-6": {
+        "forced": "not_with_manual",
+        "modes": {"adaptive", "enabled", "disabled"},
+        "on": False,
+        "prefill": False,
+        "bound": False,
+    },
+    "claude-haiku-4-5": {
+        "forced": "not_with_manual",
+        "modes": {"enabled", "disabled"},
+        "on": False,
+        "prefill": True,
+        "bound": False,
+    },
+}
+FAKE_MODELS["claude-sonnet-4-6"] = FAKE_MODELS["claude-opus-4-6"]
+FAKE_MODELS["claude-opus-4-5"] = FAKE_MODELS["claude-haiku-4-5"]
+RETIRED = {
+    "claude-sonnet-4-5",
+    "claude-sonnet-4-5-20250929",
+    "claude-sonnet-4-20250514",
+    "claude-opus-4-20250514",
+    "claude-opus-4-1",
+    "claude-opus-4-1-20250805",
+}
+TEXT_THINKING = (
+    '"thinking.type.{kind}" is not supported for this model. Use "thinking.type.adaptive" and '
+    '"output_config.effort" to control thinking behavior.'
+)
+TEXT_PREFILL = (
+    "This model does not support assistant message prefill. The conversation must end with a "
+    "user message."
+)
+TEXT_BOUND = (
+    "messages.{m}.content.{c}: Invalid `signature` in `thinking` block. The block is bound to a "
+    "different conversation. Remove the block, or set "
+    '`thinking.block_binding.prefix_mismatch_behavior` to "drop_block".'
+)
+
+
+def bound_signature(model: str, body: dict[str, Any], messages: list[Any], before: list[Any]):
+    """The fake's signature: a hash of the model, system, tools and everything before a block."""
+    prefix = {
+        "model": model,
+        "system": body.get("system"),
+        "tools": body.get("tools"),
+        "messages": messages,
+        "before": before,
+    }
+    digest = hashlib.sha256(json.dumps(prefix, sort_keys=True).encode()).hexdigest()
+    return f"fakesig-{digest[:32]}"
+
+
+def _thinking_on(rules: dict[str, Any], body: dict[str, Any]) -> bool:
+    kind = (body.get("thinking") or {}).get("type")
+    if kind is None:
+        return rules["on"]
+    return kind in ("adaptive", "enabled")
+
+
+def model_rule_error(body: dict[str, Any], version: str) -> ApiError | None:
+    """The error the stand-in API returns for this request, or None when it is accepted."""
+    model = body.get("model")
+    if model in RETIRED or model not in FAKE_MODELS:
+        return ApiError(404, "not_found_error", f"model: {model}")
+    rules = FAKE_MODELS[model]
+    if version == "2026-10-21":
+        for name in ("temperature", "top_p", "top_k"):
+            if name in body:
+                return ApiError(
+                    400, "invalid_request_error", f"{name}: Extra inputs are not permitted"
+                )
+    kind = (body.get("thinking") or {}).get("type")
+    if kind is not None and kind not in rules["modes"]:
+        return ApiError(400, "invalid_request_error", TEXT_THINKING.format(kind=kind))
+    forced = (body.get("tool_choice") or {}).get("type") in ("any", "tool")
+    if forced and (
+        rules["forced"] is False or (rules["forced"] == "not_with_manual" and kind == "enabled")
+    ):
+        return ApiError(
+            400, "invalid_request_error", "(fake) forced tool_choice is not supported here"
+        )
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    text_only = isinstance(last.get("content"), str) or all(
+        b.get("type") == "text" for b in last.get("content") or []
+    )  # a paused turn (server tool blocks) sent back to be resumed is not a prefill
+    if last.get("role") == "assistant" and text_only and not rules["prefill"]:
+        return ApiError(400, "invalid_request_error", TEXT_PREFILL)
+    if rules["bound"]:
+        for m, message in enumerate(messages):
+            content = message.get("content")
+            if message.get("role") != "assistant" or not isinstance(content, list):
+                continue
+            for c, block in enumerate(content):
+                signature = block.get("signature", "") if isinstance(block, dict) else ""
+                if block.get("type") != "thinking" or not signature.startswith("fakesig-"):
+                    continue
+                if signature != bound_signature(model, body, messages[:m], content[:c]):
+                    return ApiError(400, "invalid_request_error", TEXT_BOUND.format(m=m, c=c))
+    return None
+
+
 class FakeAPI:
     """Plays ``script`` in order, one item per request; records every request body."""
 
@@ -150,11 +273,25 @@ class FakeAPI:
         script: list[Any],
         *,
         on_request: Callable[[dict[str, Any]], None] | None = None,
+        enforce_rules: bool = True,
     ) -> None:
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.rejected: list[tuple[int, str]] = []
         self.on_request = on_request
+        self.enforce_rules = enforce_rules
+
+    def _error(self, item: ApiError) -> httpx2.Response:
+        return httpx2.Response(
+            item.status,
+            json={
+                "type": "error",
+                "error": {"type": item.type, "message": item.message},
+                "request_id": "req_fake",
+            },
+            headers=item.headers,
+        )
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
@@ -162,28 +299,45 @@ class FakeAPI:
         self.headers.append(dict(request.headers))
         if self.on_request is not None:
             self.on_request(body)
+        if self.enforce_rules:
+            refused = model_rule_error(body, request.headers.get("anthropic-version", ""))
+            if refused is not None:
+                self.rejected.append((refused.status, refused.message))
+                return self._error(refused)
         if not self.script:
             raise AssertionError(f"unexpected request #{len(self.requests)}: the script is over")
         item = self.script.pop(0)
+        if isinstance(item, dict) and self.enforce_rules:
+            self._think(item, body)
         if item == TIMEOUT:
             raise httpx2.ReadTimeout("timed out", request=request)
         if item == CONNECTION_ERROR:
             raise httpx2.ConnectError("connection refused", request=request)
         if isinstance(item, ApiError):
-            return httpx2.Response(
-                item.status,
-                json={
-                    "type": "error",
-                    "error": {"type": item.type, "message": item.message},
-                    "request_id": "req_fake",
-                },
-                headers=item.headers,
-            )
+            return self._error(item)
         if body.get("stream"):
             return httpx2.Response(
                 200, content=sse(item), headers={"content-type": "text/event-stream"}
             )
         return httpx2.Response(200, json=item)
+
+    def _think(self, item: dict[str, Any], body: dict[str, Any]) -> None:
+        """For a thinking model, start the response with a bound, text-omitted thinking block.
+
+        The script item is changed in place, so a test's reference to it shows what was served.
+        """
+        model = body.get("model")
+        item["model"] = model
+        rules = FAKE_MODELS.get(model)
+        if rules is None or not _thinking_on(rules, body):
+            return
+        if (body.get("tool_choice") or {}).get("type") in ("any", "tool"):
+            return  # forced tool use is accepted: thinking is skipped
+        if any(b.get("type") in ("thinking", "redacted_thinking") for b in item["content"]):
+            return
+        messages = body.get("messages") or []
+        signature = bound_signature(model, body, messages, [])
+        item["content"].insert(0, {"type": "thinking", "thinking": "", "signature": signature})
 
     def client(self) -> anthropic.Anthropic:
         transport = httpx2.MockTransport(self.handler)

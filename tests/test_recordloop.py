@@ -13,8 +13,8 @@ CUSTOMER = {"email": "marcus.bell@example.net", "billing_zip": "60614"}
 
 
 @pytest.fixture
-def fake_api(monkeypatch, settings):
-    settings.ANTHROPIC_MODEL = "claude-from-settings"
+def fake_api(monkeypatch):
+    """The rule-enforcing stand-in (tests/fakes.py) behind the real SDK."""
     api = FakeAPI([])
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
     monkeypatch.setattr(runner, "make_client", lambda **kwargs: api.client())
@@ -39,7 +39,7 @@ def test_it_records_a_scenario_into_a_transcript_the_checker_accepts(fake_api, t
     data = json.loads(out.read_text())
     parsed = transcript.parse_transcript(data, strict=True)
     assert parsed.slug == "refund-45-days" and len(parsed.turns) == 4
-    assert fake_api.requests[0]["model"] == "claude-from-settings"
+    assert fake_api.requests[0]["model"] == "claude-haiku-5-5"  # the default model
     refused = parsed.turns[2].tool_results[0]
     assert refused["is_error"] is True
     assert json.loads(refused["content"])["category"] == "business_rule"
@@ -54,14 +54,14 @@ def test_it_passes_model_tool_choice_and_max_turns(fake_api, tmp_path):
         "--scenario",
         "refund-45-days",
         "--model",
-        "claude-other",
+        "claude-opus-4-6",
         "--tool-choice",
         '{"type": "tool", "name": "get_customer"}',
         "--max-turns",
         "2",
     )
     data = json.loads(out.read_text())
-    assert fake_api.requests[0]["model"] == "claude-other"
+    assert fake_api.requests[0]["model"] == "claude-opus-4-6"
     assert fake_api.requests[0]["tool_choice"] == {"type": "tool", "name": "get_customer"}
     assert data["ended_by"] == "turn_cap" and len(data["turns"]) == 2
 
@@ -94,3 +94,88 @@ def test_an_api_error_is_reported_and_the_turns_so_far_are_kept(fake_api, tmp_pa
         record(tmp_path, "--scenario", "refund-45-days")
     data = json.loads((tmp_path / "run.json").read_text())
     assert len(data["turns"]) == 1 and "ended_by" not in data
+
+
+# --- done when (issue 11): the chosen model's rules, before anything is sent --------------------
+
+FOUR_STEPS = [
+    lambda: reply(tool_use("get_customer", CUSTOMER)),
+    lambda: reply(tool_use("lookup_order", {"order_id": "20577"})),
+    lambda: reply(tool_use("process_refund", {"order_id": "20577", "amount": 124, "reason": "x"})),
+    lambda: reply(text("That order is past our 30-day window, so I can't refund it.")),
+]
+
+
+@pytest.mark.parametrize("model", [None, "claude-sonnet-5-5", "claude-opus-4-6"])
+def test_it_runs_to_end_turn_against_the_rule_enforcing_stand_in(fake_api, tmp_path, model):
+    fake_api.script = [make() for make in FOUR_STEPS]
+    out = record(tmp_path, "--scenario", "refund-45-days", *(["--model", model] if model else []))
+    data = json.loads(out.read_text())
+    assert data["turns"][-1]["response"]["stop_reason"] == "end_turn"
+    assert fake_api.rejected == [] and len(fake_api.requests) == 4
+    first = data["turns"][0]["response"]["content"][0]
+    if model != "claude-opus-4-6":  # thinking on by default: bound blocks went back unchanged
+        assert first["type"] == "thinking" and first["signature"].startswith("fakesig-")
+        assert fake_api.requests[1]["messages"][1]["content"][0] == first
+    parsed = transcript.parse_transcript(data, strict=True)
+    assert contract.check_transcript(parsed) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (
+            ["--model", "claude-sonnet-5-5", "--tool-choice", '{"type": "any"}'],
+            "claude-sonnet-5-5 rejects forced tool_choice",
+        ),
+        (["--model", "claude-sonnet-4-5"], "claude-sonnet-4-5 is retired"),
+        (["--model", "claude-opus-4-1-20250805"], "claude-opus-4-1-20250805 is retired"),
+    ],
+)
+def test_a_request_the_model_rejects_sends_nothing_and_exits_non_zero(
+    fake_api, tmp_path, args, words
+):
+    with pytest.raises(CommandError, match=words):
+        record(tmp_path, "--scenario", "refund-45-days", *args)
+    assert fake_api.requests == [] and not (tmp_path / "run.json").exists()
+
+
+def test_the_command_line_exits_non_zero_naming_the_model(fake_api, tmp_path, capsys):
+    from django.core.management import execute_from_command_line
+
+    out = tmp_path / "run.json"
+    argv = ["manage.py", "recordloop", "--scenario", "refund-45-days", "--out", str(out)]
+    with pytest.raises(SystemExit) as exit_info:
+        execute_from_command_line(
+            [*argv, "--model", "claude-sonnet-5-5", "--tool-choice", '{"type": "any"}']
+        )
+    assert exit_info.value.code != 0
+    assert "claude-sonnet-5-5 rejects forced tool_choice" in capsys.readouterr().err
+    assert fake_api.requests == []
+
+
+def test_forced_tool_choice_runs_on_haiku_5_5(fake_api, tmp_path):
+    fake_api.script = [reply(tool_use("get_customer", CUSTOMER)) for _ in range(2)]
+    out = record(
+        tmp_path,
+        "--scenario",
+        "refund-45-days",
+        "--model",
+        "claude-haiku-5-5",
+        "--tool-choice",
+        '{"type": "any"}',
+        "--max-turns",
+        "2",
+    )
+    data = json.loads(out.read_text())
+    assert fake_api.rejected == [] and len(fake_api.requests) == 2
+    assert fake_api.requests[0]["tool_choice"] == {"type": "any"}
+    # Forced tool use was accepted: the stand-in skipped thinking, as the docs say.
+    assert data["turns"][0]["response"]["content"][0]["type"] == "tool_use"
+
+
+def test_an_unknown_model_is_sent_with_a_warning(fake_api, tmp_path, capsys):
+    fake_api.enforce_rules = False
+    fake_api.script = [reply(text("Hi."))]
+    record(tmp_path, "--scenario", "refund-45-days", "--model", "claude-from-the-future")
+    assert "Rules unknown for this model" in capsys.readouterr().err

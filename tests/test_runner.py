@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from studyapp.agentloop import contract, demo, runner, transcript
+from studyapp.agentloop import contract, demo, models, runner, transcript
 
 from .fakes import (
     CONNECTION_ERROR,
@@ -38,10 +38,23 @@ def echo(tool_input, context):
 
 HANDLERS = {t["name"]: echo for t in ECHO_TOOLS}
 
+# Every runner feature runs on two current models with different rules and on one 4.x model:
+# Sonnet 5.5 (no forced tool_choice, thinking on by default and bound to its prefix), Haiku 5.5
+# (forced choice accepted, bound thinking) and Opus 4.6 (thinking off by default, not bound).
+RUNNER_MODELS = ("claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-4-6")
+CURRENT = {"model": RUNNER_MODELS[0]}
+
+
+@pytest.fixture(autouse=True, params=RUNNER_MODELS)
+def model(request):
+    CURRENT["model"] = request.param
+    yield request.param
+    CURRENT["model"] = RUNNER_MODELS[0]
+
 
 def new_run(api, **kwargs):
     params = {
-        "model": "claude-test",
+        "model": CURRENT["model"],
         "max_tokens": 1024,
         "messages": [{"role": "user", "content": "Help me."}],
         "tools": ECHO_TOOLS,
@@ -256,10 +269,20 @@ def test_the_repeated_call_guard_stops_an_identical_call_before_it_runs():
     assert len(api.requests) == 3
     assert len(calls) == 2  # the third identical call was not run
     assert run.ended_by == "repeated_call"
-    assert "lookup was requested 3 times" in run.ended_reason
+    assert "lookup was requested with identical input in 3 responses" in run.ended_reason
     parsed = transcript.parse_transcript(run.to_transcript(), strict=True)
     assert parsed.ended_by == "repeated_call"
     assert contract.check_transcript(parsed) == []
+
+
+def test_identical_calls_inside_one_parallel_response_count_once():
+    same = [tool_use("lookup", {"q": "1Z99"}) for _ in range(3)]
+    api = FakeAPI([reply(*same), reply(text("All three say: in transit."))])
+    run = new_run(api, guards={"max_identical_calls": 2})
+    run.run_to_end()
+
+    assert run.ended_by == "stop_reason" and len(api.requests) == 2
+    assert len(run.turns[0]["tool_results"]) == 3  # all three were run and answered
 
 
 def test_the_turn_cap_ends_the_run_at_the_cap_without_running_the_last_tools():
@@ -358,7 +381,7 @@ def test_thinking_blocks_go_back_byte_identical_when_streaming():
         tool_use("lookup", {"q": "a", "nested": {"none": None}}),
     )
     api = FakeAPI([first, reply(text("Here you go."))])
-    run = new_run(api, max_tokens=4096, thinking={"type": "enabled", "budget_tokens": 2048})
+    run = new_run(api, max_tokens=4096, thinking=models.thinking_on(CURRENT["model"]) or None)
     streamed = []
     run.step(on_text=streamed.append)
     run.step(on_text=streamed.append)
@@ -379,7 +402,8 @@ def test_response_blocks_are_sent_back_without_null_fields():
     run = new_run(api)
     run.run_to_end()
 
-    text_block = api.requests[1]["messages"][1]["content"][0]
+    sent = api.requests[1]["messages"][1]["content"]
+    [text_block] = [b for b in sent if b["type"] == "text"]
     assert text_block == {"type": "text", "text": "Checking."}
 
 
@@ -460,14 +484,14 @@ def test_a_fork_keeps_the_first_turns_and_changes_the_parameters_from_there():
     run.run_to_end()
     assert run.ended_by == "stop_reason"
 
+    forced = models.get_model(CURRENT["model"]).forced_tool_choice != models.FORCED_NO
+    choice = {"type": "tool", "name": "weather"} if forced else {"type": "none"}
     forked = runner.fork(
-        run.to_state(),
-        1,
-        tool_choice={"type": "tool", "name": "weather"},
-        max_tokens=2048,
-        guards={"max_turns": 4},
+        run.to_state(), 1, tool_choice=choice, max_tokens=2048, guards={"max_turns": 4}
     )
     fork_api = FakeAPI([reply(tool_use("weather", {"q": "c"})), reply(text("Forked."))])
+    if not forced:
+        fork_api.script[0] = reply(text("No tools this time."))
     again = runner.Run.from_state(fork_api.client(), forked, HANDLERS)
 
     assert len(again.turns) == 1 and again.status == "ready" and not again.ended_by
@@ -475,11 +499,11 @@ def test_a_fork_keeps_the_first_turns_and_changes_the_parameters_from_there():
     again.run_to_end()
     first = fork_api.requests[0]
     assert first["messages"] == api.requests[1]["messages"]  # the same history up to the fork
-    assert first["tool_choice"] == {"type": "tool", "name": "weather"}
+    assert first["tool_choice"] == choice
     assert first["max_tokens"] == 2048
     saved = again.to_transcript()
     assert saved["tool_choice"] == {"type": "auto"}  # the kept turn still shows what it was sent
-    assert saved["turns"][1]["request_overrides"]["tool_choice"]["name"] == "weather"
+    assert saved["turns"][1]["request_overrides"]["tool_choice"] == choice
     parsed = transcript.parse_transcript(saved, strict=True)
     assert contract.check_transcript(parsed) == []
 
@@ -492,8 +516,9 @@ def test_a_fork_that_the_api_would_reject_is_refused():
 
     with pytest.raises(runner.RunnerError, match="at_step must be between 0 and 2"):
         runner.fork(state, 3)
-    with pytest.raises(runner.RunnerError, match="not 'system'"):
-        runner.fork(state, 1, system="new")
+    for part in ("system", "tools", "messages"):
+        with pytest.raises(runner.RunnerError, match=f"can't change {part}: thinking blocks"):
+            runner.fork(state, 1, **{part: "new"})
     with pytest.raises(runner.RunnerError, match="only tool_choice auto or none"):
         runner.fork(
             state,
@@ -508,10 +533,12 @@ def test_a_fork_from_step_zero_starts_over_with_new_parameters():
     api = FakeAPI([reply(text("Hi."))])
     run = new_run(api)
     run.step()
-    forked = runner.fork(run.to_state(), 0, model="claude-opus-4-1", tool_mode="manual")
+    forked = runner.fork(run.to_state(), 0, model="claude-haiku-4-5", tool_mode="manual")
     again = runner.Run.from_state(None, forked)
     assert again.turns == [] and again.status == "ready" and again.tool_mode == "manual"
-    assert again.next_request()["model"] == "claude-opus-4-1"
+    assert again.next_request()["model"] == "claude-haiku-4-5"
+    with pytest.raises(runner.RunnerError, match="claude-opus-4-1 is retired"):
+        runner.fork(run.to_state(), 0, model="claude-opus-4-1")
 
 
 # --- the demo scenario end to end -------------------------------------------------------------
@@ -533,7 +560,7 @@ def test_a_refund_scenario_runs_end_to_end_and_checks_clean():
     )
     run = runner.Run.new(
         api.client(),
-        model="claude-test",
+        model=CURRENT["model"],
         max_tokens=1024,
         handlers=demo.make_handlers(),
         **demo.run_params("refund-25-days"),
@@ -549,17 +576,74 @@ def test_a_refund_scenario_runs_end_to_end_and_checks_clean():
     assert parsed.slug == "refund-25-days"
 
 
-def test_a_fork_that_switches_thinking_on_mid_loop_is_not_sent():
-    api = FakeAPI([reply(tool_use("lookup_order", {"order_id": "20931"}))])
+def test_a_fork_that_switches_thinking_on_mid_loop_is_sent_with_a_lint_or_refused(model):
+    api = FakeAPI([reply(tool_use("lookup_order", {"order_id": "20931"})), reply(text("Done."))])
     run = runner.Run.new(
         api.client(),
-        model="m",
+        model=model,
         max_tokens=4096,
         handlers=demo.make_handlers(),
         **demo.run_params("refund-25-days"),
     )
     run.step()
-    with pytest.raises(runner.RunnerError, match="switched on in the middle of a tool loop"):
-        state = runner.fork(run.to_state(), 1, thinking={"type": "enabled", "budget_tokens": 2048})
-        runner.Run.from_state(api.client(), state, demo.make_handlers()).step()
-    assert len(api.requests) == 1  # nothing was sent for the fork
+    budget = {"type": "enabled", "budget_tokens": 2048}
+    if "enabled" not in models.get_model(model).thinking_modes:
+        with pytest.raises(runner.RunnerError, match=f"{model} rejects manual thinking"):
+            runner.fork(run.to_state(), 1, thinking=budget)
+        assert len(api.requests) == 1  # nothing was sent for the fork
+        return
+    # Current docs: no 400; thinking is silently disabled for that request. Sent, and linted.
+    state = runner.fork(run.to_state(), 1, thinking=budget)
+    again = runner.Run.from_state(api.client(), state, demo.make_handlers())
+    again.step()
+    assert len(api.requests) == 2 and api.requests[1]["thinking"] == budget
+    found = contract.check_transcript(
+        transcript.parse_transcript(again.to_transcript(), strict=True)
+    )
+    assert [(f.rule, f.severity) for f in found] == [("thinking-toggled", "lint")]
+
+
+# --- per-model rules: refused before any HTTP call ---------------------------------------------
+
+
+def test_thinking_blocks_with_omitted_text_go_back_unchanged_and_stay_bound(model):
+    api = FakeAPI([reply(tool_use("lookup", {"q": "a"})), reply(text("Done."))])
+    run = new_run(api)
+    run.run_to_end()
+    assert run.ended_by == "stop_reason" and api.rejected == []
+    first = run.turns[0]["response"]["content"]
+    if models.get_model(model).thinking_default == "adaptive":
+        assert first[0]["type"] == "thinking" and first[0]["thinking"] == ""
+        assert first[0]["signature"].startswith("fakesig-")
+    assert api.requests[1]["messages"][1]["content"] == first  # echoed exactly as received
+    assert_contract_clean(api, run)
+
+
+def test_the_stand_in_rejects_an_edited_prefix_behind_a_bound_thinking_block(model):
+    api = FakeAPI([reply(tool_use("lookup", {"q": "a"})), reply(text("unused"))])
+    run = new_run(api)
+    run.step()
+    request = run.next_request()
+    request["system"] = "A different system prompt."
+    if not models.get_model(model).thinking_bound:
+        return  # Opus 4.6: blocks are not bound (and this one has none)
+    with pytest.raises(Exception) as caught:  # noqa: PT011
+        api.client().messages.create(**request)
+    assert "The block is bound to a different conversation" in str(caught.value)
+
+
+def test_turning_thinking_off_sends_what_each_model_accepts(model):
+    api = FakeAPI([reply(text("Hi."))])
+    run = new_run(api)
+    run.step()
+    state = run.to_state()
+    expected = {
+        "claude-sonnet-5-5": {"type": "between_tools"},
+        "claude-haiku-5-5": {"type": "disabled"},
+        "claude-opus-4-6": None,  # off by default: leave thinking out
+    }[model]
+    again = runner.Run.from_state(api.client(), runner.fork(state, 0, thinking=None), HANDLERS)
+    assert again.next_request().get("thinking") == expected
+    api.script.append(reply(text("Again.")))
+    again.step()
+    assert api.rejected == [] and api.requests[-1].get("thinking") == expected

@@ -482,11 +482,18 @@ def _v(m: ModelRules | None, model_id: str, rule: str, path: str, message: str, 
     return Violation(model_id, rule, severity, path, message, source=source, label=label, **kw)
 
 
-def _last_role(messages: Any) -> str | None:
-    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
-        role = messages[-1].get("role")
-        return role if isinstance(role, str) else None
-    return None
+def _is_prefill(messages: Any) -> bool:
+    """The request ends on assistant text: a prefill. (A paused turn, with server tool blocks,
+    sent back so the server resumes it, is not one: INFERRED from the pause_turn docs.)"""
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return False
+    last = messages[-1]
+    content = last.get("content")
+    text_only = isinstance(content, str) or (
+        isinstance(content, list)
+        and all(isinstance(b, dict) and b.get("type") == "text" for b in content)
+    )
+    return last.get("role") == "assistant" and text_only
 
 
 def _effort(request: dict[str, Any]) -> str:
@@ -566,7 +573,7 @@ def check_request(
     kind = thinking.get("type") if isinstance(thinking, dict) else None
     _check_thinking(out, m, shown, request, kind)
     _check_forced(out, m, shown, request, kind)
-    if _last_role(request.get("messages")) == "assistant" and (
+    if _is_prefill(request.get("messages")) and (
         not m.prefill or (kind == "enabled" and not m.prefill_with_thinking)
     ):
         why = "with thinking on" if m.prefill else "at all"
@@ -760,4 +767,10 @@ def _check_forced(out, m: ModelRules, shown: str, request: dict, kind: Any) -> N
     # (tool-choice-forced-with-thinking) reports it for every model.
 
 
-from .changes import CHANGES, Change, per_model  # noqa: E402,F401  (re-exported; needs MODELS)
+def __getattr__(name: str) -> Any:
+    """CHANGES, Change and per_model live in .changes (which reads this module): re-exported."""
+    if name in ("CHANGES", "Change", "per_model"):
+        from . import changes
+
+        return getattr(changes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,9 +9,9 @@ Public API (stable: the /sandbox/live/ UI and ``manage.py recordloop`` are built
     client = runner.make_client()              # RunnerError when ANTHROPIC_API_KEY is unset
     run = runner.Run.new(
         client,
-        model="claude-sonnet-4-5", max_tokens=1024,
+        model="claude-haiku-5-5", max_tokens=1024,
         tool_choice={"type": "auto"},          # optional; catalogue.validate_tool_choice checks it
-        thinking=None,                         # or {"type": "enabled", "budget_tokens": 2048}
+        thinking=None,                         # or what the model accepts: models.thinking_on()
         guards=runner.Guards(max_turns=12),    # each limit under a hard cap (*_CAP constants)
         tool_mode="automatic",                 # or "manual": the caller supplies every result
         handlers=demo.make_handlers(),
@@ -29,6 +29,13 @@ Public API (stable: the /sandbox/live/ UI and ``manage.py recordloop`` are built
     state = run.to_state()                     # JSON-safe dict (keep it in the database)
     run = runner.Run.from_state(client, state, handlers)  # client may be None: read-only
     runner.fork(state, at_step=2, tool_choice={"type": "any"}, guards={...})  # -> a new state
+    runner.model_refusal(request)  # why the chosen model would reject a request body, or None
+
+Model rules (``models.check_request``, API version ``API_VERSION`` as the SDK sends it): a
+request the chosen model rejects (forced tool_choice on Sonnet 5.5, manual thinking on Opus 5.5,
+a retired model, ...) is refused before anything is sent: ``Run.new`` and ``fork`` raise
+RunnerError, and a step returns a StepError without calling the API. The message names the
+model, the rule and what to do instead.
     run.to_transcript()  # "loopcraft.transcript/1": parse_transcript(..., strict=True) accepts it
 
 Rules applied after each response (``catalogue.next_action``):
@@ -71,10 +78,13 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import anthropic
+from anthropic._constants import ANTHROPIC_API_VERSION
 
 from . import catalogue, contract, transcript
+from . import models as model_catalogue
 
 STATE_FORMAT = "loopcraft.runstate/1"
+API_VERSION = ANTHROPIC_API_VERSION  # the anthropic-version header the installed SDK sends
 
 # Hard server-side caps: a caller can choose lower limits, never higher ones.
 TURN_CAP = 40
@@ -89,7 +99,8 @@ CALL_TIMEOUT_S = 120  # the longest a single API call may take, whatever time is
 
 TOOL_MODES = ("automatic", "manual")
 FORK_CHANGES = ("model", "max_tokens", "tool_choice", "thinking", "guards", "tool_mode")
-THINKING_TYPES = ("enabled", "disabled", "adaptive")
+BOUND_PARTS = ("system", "tools", "messages")  # what a thinking block is bound to
+THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
 
 
 class RunnerError(ValueError):
@@ -279,7 +290,7 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     """Check request parameters before anything is sent; return them or raise RunnerError."""
     model = params.get("model")
     if not isinstance(model, str) or not model.strip() or len(model) > 100:
-        raise RunnerError("model must be a model name such as claude-sonnet-4-5.")
+        raise RunnerError("model must be a model name such as claude-haiku-5-5.")
     max_tokens = params.get("max_tokens")
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
         raise RunnerError("max_tokens must be a whole number.")
@@ -297,8 +308,8 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     if thinking is not None:
         if not isinstance(thinking, dict) or thinking.get("type") not in THINKING_TYPES:
             raise RunnerError(
-                'thinking must be {"type": "enabled", "budget_tokens": N}, {"type": "adaptive"} '
-                'or {"type": "disabled"}.'
+                'thinking must be {"type": "enabled", "budget_tokens": N}, {"type": "adaptive"}, '
+                '{"type": "disabled"} or {"type": "between_tools"}.'
             )
         budget = thinking.get("budget_tokens")
         if (
@@ -325,6 +336,17 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
         if finding.is_error:
             raise RunnerError(finding.message)
     return params
+
+
+def model_refusal(request: dict[str, Any]) -> str | None:
+    """Why the request's model would reject this request body (one sentence), or None.
+
+    Retired models, forced tool_choice, thinking modes, prefill and sampling, by
+    ``models.check_request`` under the API version the SDK sends."""
+    for v in model_catalogue.check_request(request.get("model"), request, api_version=API_VERSION):
+        if v.is_error:
+            return f"{v.message} Instead: {v.fix}" if v.fix else v.message
+    return None
 
 
 _ERROR_KINDS = {
@@ -454,6 +476,9 @@ class Run:
             raise RunnerError("tool_mode must be 'automatic' or 'manual'.")
         if not isinstance(messages, list) or not messages:
             raise RunnerError("messages must hold at least the user's first message.")
+        problem = model_refusal({**params, "messages": messages})
+        if problem:
+            raise RunnerError(problem)
         return cls(
             client,
             params=params,
@@ -469,7 +494,9 @@ class Run:
 
     @property
     def effective_params(self) -> dict[str, Any]:
-        return {**self.params, **self.overrides}
+        """The parameters the next call sends; an override of None leaves the field out."""
+        merged = {**self.params, **self.overrides}
+        return {k: v for k, v in merged.items() if v is not None}
 
     @property
     def last_action(self) -> str | None:
@@ -610,6 +637,7 @@ class Run:
             thinking=request.get("thinking"),
             responses=[t["response"] for t in self.turns],
             params=request,
+            api_version=API_VERSION,
         )
         errors = [f for f in findings if f.is_error]
         return f"Not sent: {errors[0].message}" if errors else None
@@ -780,20 +808,25 @@ class Run:
         return sent + max_tokens
 
     def _repeated_call(self) -> str | None:
+        # Counted once per response: identical calls side by side in ONE parallel response are
+        # one request for the same data, not a loop repeating itself.
         counts: dict[tuple[str, str], int] = {}
         for turn in self.turns:
             if _action(turn["response"]) != "run_tools":
                 continue
-            for block in _tool_uses(turn["response"]):
-                key = (block["name"], json.dumps(block.get("input"), sort_keys=True))
+            keys = {
+                (block["name"], json.dumps(block.get("input"), sort_keys=True))
+                for block in _tool_uses(turn["response"])
+            }
+            for key in keys:
                 counts[key] = counts.get(key, 0) + 1
         limit = self.guards.max_identical_calls
         for block in _tool_uses(self.turns[-1]["response"]):
             key = (block["name"], json.dumps(block.get("input"), sort_keys=True))
             if counts.get(key, 0) > limit:
                 return (
-                    f"Repeated call: {block['name']} was requested {counts[key]} times with "
-                    f"identical input (limit: {limit}); this call was not run."
+                    f"Repeated call: {block['name']} was requested with identical input in "
+                    f"{counts[key]} responses (limit: {limit}); this call was not run."
                 )
         return None
 
@@ -878,6 +911,7 @@ class Run:
             "summary": meta.get("summary") or "",
             "tags": list(meta.get("tags") or []),
             "recorded": {"by": "loopcraft runner", "tool_mode": self.tool_mode},
+            "api_version": API_VERSION,
             **copy.deepcopy(self.params),
             "guards": self.guards.to_dict(),
         }
@@ -926,6 +960,14 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
     show what they were sent. Raises RunnerError when the change is not allowed or the next
     request would be rejected.
     """
+    bound = sorted(set(changes) & set(BOUND_PARTS))
+    if bound:
+        raise RunnerError(
+            f"A fork can't change {bound[0]}: thinking blocks are bound to the system prompt, "
+            "tools and every message before them, so newer models reject the edited history "
+            'with a 400 ("The block is bound to a different conversation"). Start a new run '
+            "instead."
+        )
     unknown = sorted(set(changes) - set(FORK_CHANGES))
     if unknown:
         raise RunnerError(f"A fork can change {', '.join(FORK_CHANGES)}; not {unknown[0]!r}.")
@@ -946,13 +988,27 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
         if name not in changes:
             continue
         value = changes[name]
-        if value is None:
-            value = {"thinking": {"type": "disabled"}, "tool_choice": {"type": "auto"}}.get(name)
+        if value is None and name == "thinking":
+            model = changes.get("model") or source.effective_params["model"]
+            off = model_catalogue.thinking_off(model)
+            if off is None:
+                raise RunnerError(
+                    f"{model} cannot turn thinking off: it always thinks (thinking "
+                    '{"type": "disabled"} is a 400 there). Keep thinking, or fork on a model that '
+                    "can turn it off."
+                )
+            value = off or None  # {}: leave thinking out of the request
+            if value is None:
+                if "thinking" in source.params:
+                    overrides["thinking"] = None
+                else:
+                    overrides.pop("thinking", None)
+                continue
+        elif value is None and name == "tool_choice":
+            value = {"type": "auto"}
         if value is None:
             raise RunnerError(f"{name} cannot be empty.")
-        if source.params.get(name) == value or (
-            name == "thinking" and value == {"type": "disabled"} and "thinking" not in source.params
-        ):
+        if source.params.get(name) == value:
             overrides.pop(name, None)
         else:
             overrides[name] = value
@@ -971,6 +1027,9 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
             raise RunnerError("tool_mode must be 'automatic' or 'manual'.")
         run.tool_mode = changes["tool_mode"]
     validate_params(run.effective_params)
+    problem = model_refusal(run.next_request())
+    if problem:
+        raise RunnerError(problem)
     if not run.ended_by and not run.pending_tool_uses:
         problem = run._preflight(run.next_request())
         if problem:

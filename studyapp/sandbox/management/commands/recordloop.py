@@ -6,7 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from studyapp.agentloop import contract, demo, runner, transcript
+from studyapp.agentloop import contract, demo, models, runner, transcript
 
 
 class Command(BaseCommand):
@@ -17,7 +17,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--scenario", required=True, help=", ".join(demo.SCENARIOS))
-        parser.add_argument("--model", default=None, help="default: settings.ANTHROPIC_MODEL")
+        parser.add_argument(
+            "--model",
+            default=None,
+            help="default: settings.ANTHROPIC_MODEL; a request this model rejects is not sent",
+        )
         parser.add_argument("--tool-choice", default=None, help='JSON, e.g. {"type": "any"}')
         parser.add_argument("--max-turns", type=int, default=runner.Guards().max_turns)
         parser.add_argument("--max-tokens", type=int, default=1024)
@@ -42,10 +46,11 @@ class Command(BaseCommand):
                 "ANTHROPIC_API_KEY is not set: recordloop calls the Messages API. Set it (and "
                 "ANTHROPIC_BASE_URL for another endpoint) and run the command again."
             )
+        model = options["model"] or settings.ANTHROPIC_MODEL
         try:
             run = runner.Run.new(
                 runner.make_client(max_retries=2),
-                model=options["model"] or settings.ANTHROPIC_MODEL,
+                model=model,
                 max_tokens=options["max_tokens"],
                 tool_choice=tool_choice,
                 guards={"max_turns": options["max_turns"]},
@@ -53,7 +58,12 @@ class Command(BaseCommand):
                 **params,
             )
         except runner.RunnerError as exc:
-            raise CommandError(str(exc)) from None
+            raise CommandError(f"Nothing was sent to {model}: {exc}") from None
+        for warning in models.check_request(
+            model, run.next_request(), api_version=runner.API_VERSION
+        ):
+            if not warning.is_error:
+                self.stderr.write(f"warning: {warning.message}")
 
         for result in run.run_to_end():
             turn = run.turns[result.turn] if result.turn is not None else None
