@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import random
 
-from studyapp.agentloop import catalogue
+from studyapp.agentloop import catalogue, models
+from studyapp.today import feedback_line as today_line
 
 from . import grading
 from .models import Question
@@ -87,6 +88,9 @@ def feedback(question: Question, answer: dict, score: float | None) -> dict:
     """Everything the learner earns after answering: the key and the why of every option."""
     options = list(question.options.all())
     ctx: dict = {"score": score, "percent": round(100 * (score or 0))}
+    today_id = (question.data or {}).get("today")
+    if today_id in models.CHANGES:  # generated now, from the catalogue
+        ctx["today"] = {"id": today_id, "line": today_line(today_id)}
     if question.kind in ("single", "multiple", "truefalse", "next_action"):
         chosen = set(answer.get("choices", [])) | {answer.get("choice")}
         right = None

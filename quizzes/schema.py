@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from studyapp.agentloop import catalogue
+from studyapp.agentloop import catalogue, models
 
 KINDS = (
     "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
@@ -210,6 +210,15 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         _check_json(c, q, out)
     elif kind == "fix":
         _check_fix(c, q, out)
+    today = q.get("today")
+    if today is not None:  # optional: what today's models do, shown after answering
+        if not isinstance(today, str) or today not in models.CHANGES:
+            c.err(
+                f"today must be one of {', '.join(models.CHANGES)} (got {today!r}): it names "
+                "the rule in the model catalogue whose current behaviour the feedback shows"
+            )
+        else:
+            out["data"]["today"] = today
     return (out if not c.problems else None), c.problems
 
 

@@ -161,3 +161,22 @@ def test_loadcontent_loads_the_real_bank_twice_without_changes():
     assert re.search(r"questions: (1[2-9]\d|[2-9]\d\d) created", lines[1])
     assert "0 created, 0 updated" in lines[3]
     assert Question.objects.published().count() >= 120
+
+
+def test_an_unknown_today_id_is_refused_with_the_known_ids():
+    text = bank_yaml(kinds=("single",)).replace(
+        "    stem:", "    today: forced-choice\n    stem:", 1
+    )
+    messages = [str(p) for p in schema.parse_text(text, file="bank.yaml").problems]
+    assert any(
+        "today must be one of sampling, forced-tool-choice" in m and "'forced-choice'" in m
+        for m in messages
+    ), messages
+
+
+def test_a_known_today_id_is_kept_with_the_question():
+    text = bank_yaml(kinds=("single",)).replace(
+        "    stem:", "    today: forced-tool-choice\n    stem:", 1
+    )
+    result = schema.parse_text(text)
+    assert not result.problems and result.questions[0]["data"]["today"] == "forced-tool-choice"

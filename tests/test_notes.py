@@ -135,3 +135,43 @@ def test_crafted_slugs_never_reach_the_file_system(slug, notes_dir, monkeypatch)
     lib = loader.NoteLibrary(notes_dir)
     monkeypatch.setattr(lib, "notes", lambda: pytest.fail("looked at the file system"))
     assert lib.get(slug) is None
+
+
+# --- exam answer vs today's models (issue 11) ---------------------------------------------------
+
+
+def test_a_today_marker_renders_a_callout_generated_from_the_catalogue():
+    from studyapp.agentloop import models
+    from studyapp.rendering import render_markdown
+
+    html = render_markdown("Intro\n\n[[today:forced-tool-choice]]\n", blocks=loader.BLOCKS).html
+    change = models.CHANGES["forced-tool-choice"]
+    assert 'class="today-callout"' in html and "On the exam:" in html
+    assert "<code>claude-sonnet-5-5</code>" in html and change.source in html
+    assert "[[today:" not in html
+
+
+def test_an_unknown_today_marker_fails_the_notes_check(tmp_path):
+    path = tmp_path / "sample.md"
+    path.write_text(note_text(body="## Part {#p}\n\n[[today:no-such-change]]\n"), "utf-8")
+    with pytest.raises(NoteError, match=r"unknown marker \[\[today:no-such-change\]\]"):
+        loader.parse_note(path)
+
+
+def test_the_changes_page_lists_every_change_with_its_source_and_date(client):
+    from studyapp.agentloop import models
+
+    html = client.get("/notes/changes/").content.decode()
+    assert "What changed since the exam guide" in html
+    for change in models.CHANGES.values():
+        assert f'id="{change.id}"' in html and change.source in html
+    assert html.count('datetime="2026-12-01"') >= len(models.CHANGES)
+    assert 'href="/notes/changes/"' in client.get("/notes/").content.decode()
+    assert 'href="/notes/changes/" aria-current="page"' in html  # the nav marks it
+
+
+@pytest.mark.django_db
+def test_the_changes_page_runs_a_constant_number_of_queries(client, django_assert_num_queries):
+    client.get("/notes/changes/")
+    with django_assert_num_queries(0):  # an anonymous reading page: no per-visitor state
+        client.get("/notes/changes/")

@@ -257,3 +257,26 @@ def test_the_traps_page_explains_every_family(client, db):
     html = client.get("/traps/").content.decode()
     for name in FAMILIES:
         assert f"<code>{name}</code>" in html
+
+
+def test_the_today_line_shows_only_after_answering_and_comes_from_the_catalogue(client):
+    import textwrap
+
+    from quizzes import bank, schema
+
+    from .factories import question_yaml
+
+    text = "questions:\n" + question_yaml("single").replace(
+        "    stem:", "    today: forced-tool-choice\n    stem:", 1
+    )
+    question = bank.save_question(schema.parse_text(textwrap.dedent(text)).questions[0])
+    start(client)
+    attempt = Attempt.objects.get()
+    url = f"/practice/{attempt.pk}/1/"
+    before = client.get(url).content.decode()
+    assert "On today&#x27;s models" not in before and "The exam vs today" not in before
+    right = next(o.key for o in question.options.all() if o.correct)
+    after = client.post(url, {"choice": right}).content.decode()
+    assert "keyed to the exam's answer" in after
+    assert "On today&#x27;s models: claude-opus-5-5, claude-sonnet-5-5: 400 error" in after
+    assert 'href="/notes/changes/#forced-tool-choice"' in after

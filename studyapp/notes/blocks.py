@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
-from studyapp.agentloop import catalogue
+from studyapp import today
+from studyapp.agentloop import catalogue, models
 
 
 def stop_reason_table() -> str:
@@ -96,4 +98,6 @@ BLOCKS = {
     "catalogue:tool-choice": tool_choice_table,
     "catalogue:next-actions": next_action_list,
     "diagram:stop-reasons": stop_reason_diagram,
+    # [[today:<id>]]: the exam's answer and each current model, from models.CHANGES
+    **{f"today:{cid}": partial(today.callout_html, cid) for cid in models.CHANGES},
 }

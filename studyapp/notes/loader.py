@@ -15,6 +15,8 @@ from studyapp.rendering import render_markdown
 
 from .blocks import BLOCKS
 
+TODAY_MARKER_RE = re.compile(r"^\[\[today:([^\]]*)\]\]\s*$", re.MULTILINE)
+
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FRONT_MATTER_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
 REQUIRED = ("title", "slug", "order", "summary", "subtopics", "sources", "last_verified")
@@ -65,7 +67,14 @@ def parse_note(path: Path) -> Note:
     verified = meta["last_verified"]
     if not isinstance(verified, dt.date):
         raise NoteError(f"{path}: last_verified must be a date like 2026-11-29")
-    rendered = render_markdown(text[m.end() :], blocks=BLOCKS, toc=True)
+    body = text[m.end() :]
+    unknown = [x for x in TODAY_MARKER_RE.findall(body) if f"today:{x}" not in BLOCKS]
+    if unknown:
+        raise NoteError(
+            f"{path}: unknown marker [[today:{unknown[0]}]]; the known ids are "
+            f"{', '.join(k[6:] for k in BLOCKS if k.startswith('today:'))}"
+        )
+    rendered = render_markdown(body, blocks=BLOCKS, toc=True)
     anchors = set(re.findall(r'\sid="([^"]+)"', rendered.html))
     return Note(
         slug=slug,

@@ -5,5 +5,6 @@ from . import views
 app_name = "notes"
 urlpatterns = [
     path("", views.note_index, name="index"),
+    path("changes/", views.changes, name="changes"),
     path("<str:slug>/", views.note_detail, name="detail"),
 ]

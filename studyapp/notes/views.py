@@ -1,12 +1,20 @@
 from django.http import Http404
 from django.shortcuts import render
 
+from studyapp import today
+
 from .loader import glossary, library
 
 
 def note_index(request):
     notes = library().notes().values()
     return render(request, "notes/index.html", {"notes": notes})
+
+
+def changes(request):
+    """What changed since the exam guide: every CHANGES entry, generated from the catalogue."""
+    rows = [today.change_context(cid) for cid in today.known_ids()]
+    return render(request, "notes/changes.html", {"changes": rows})
 
 
 def note_detail(request, slug: str):
