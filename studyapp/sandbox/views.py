@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from quizzes.owners import get_owner
+from studyapp import today
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
@@ -143,6 +144,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "is_last": is_last,
         "capped": capped,
         "listing": reference.listing(turn.stop_reason, turn.action, capped),
+        # where the next request depends on the model: this run's model vs today's models
+        "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
         "appended_json": json.dumps(turn.appended, indent=2, ensure_ascii=False)
         if turn.appended is not None
         else "",
