@@ -26,8 +26,9 @@ def api(monkeypatch):
 FORM = {
     "scenario": "refund-25-days",
     "prompt": "",
-    "model": "claude-sonnet-5-5",
+    "model": "claude-haiku-5-5",
     "tool_choice": "auto",
+    "thinking": "default",
     "tool_name": "",
     "max_tokens": 1024,
     "budget_tokens": 2048,
@@ -57,9 +58,27 @@ def test_without_a_key_the_page_says_why_and_offers_the_library(client, monkeypa
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"tool_choice": "any", "thinking": "on"}, "only tool_choice auto or none"),
+        (
+            {"tool_choice": "any", "thinking": "enabled", "model": "claude-opus-4-6"},
+            "only tool_choice auto or none",
+        ),
         ({"tool_choice": "none", "disable_parallel": "on"}, "can&#x27;t go with tool_choice none"),
-        ({"thinking": "on", "budget_tokens": 2048, "max_tokens": 1024}, "must be less than"),
+        ({"thinking": "enabled", "budget_tokens": 2048, "max_tokens": 1024}, "must be less than"),
+        ({"model": "claude-sonnet-5-5", "tool_choice": "any"}, "claude-sonnet-5-5 rejects forced"),
+        (
+            {"model": "claude-opus-5-5", "tool_choice": "tool", "tool_name": "lookup_order"},
+            "claude-opus-5-5 rejects forced",
+        ),
+        ({"model": "claude-sonnet-4-5"}, "claude-sonnet-4-5 is retired"),
+        ({"model": "claude-opus-4-1-20250805"}, "claude-opus-4-1-20250805 is retired"),
+        (
+            {"model": "claude-opus-5-5", "thinking": "off"},
+            "claude-opus-5-5 cannot turn thinking off",
+        ),
+        (
+            {"model": "claude-haiku-5-5", "thinking": "enabled", "max_tokens": 4096},
+            "claude-haiku-5-5 rejects manual thinking",
+        ),
         ({"tool_choice": "tool"}, "needs the name of the tool"),
         ({"max_turns": 999}, "max_turns must be between 1 and 40"),
     ],
@@ -224,3 +243,109 @@ def test_a_run_still_going_is_not_flagged_as_ended(client, api):
     html = client.get(f"/sandbox/live/{live.pk}/").content.decode()
     assert "The run ended after" not in html
     assert "<code>{&quot;type&quot;: &quot;auto&quot;}</code>" in html
+
+
+# --- per-model rules on the live page (issue 11) -----------------------------------------------
+
+
+def test_the_model_picker_lists_current_models_with_their_status(client, api):
+    html = client.get("/sandbox/live/").content.decode()
+    assert '<option value="claude-haiku-5-5" selected>claude-haiku-5-5 (active)</option>' in html
+    assert "claude-opus-4-5 (deprecated, retires 2027-01-22)" in html
+    assert '<option value="claude-sonnet-4-5"' not in html  # retired: not offered
+    assert "What each model accepts today" in html
+
+
+@pytest.mark.parametrize(
+    ("model", "changes", "sent"),
+    [
+        ("claude-haiku-5-5", {"tool_choice": "any"}, {"tool_choice": {"type": "any"}}),
+        ("claude-sonnet-5-5", {"thinking": "off"}, {"thinking": {"type": "between_tools"}}),
+        ("claude-haiku-5-5", {"thinking": "off"}, {"thinking": {"type": "disabled"}}),
+        ("claude-opus-4-6", {"thinking": "off"}, {"thinking": None}),
+        ("claude-opus-4-6", {"tool_choice": "tool", "tool_name": "lookup_order"}, {}),
+    ],
+)
+def test_what_the_model_accepts_is_sent_and_the_stand_in_accepts_it(
+    client, api, model, changes, sent
+):
+    live = create(client, model=model, **changes)
+    api.script += [reply(text("Done."))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    assert len(api.requests) == 1 and api.rejected == []
+    for key, value in sent.items():
+        assert api.requests[0].get(key) == value
+
+
+def test_thinking_with_omitted_text_is_shown_as_such_and_echoed_unchanged(client, api):
+    live = create(client, model="claude-sonnet-5-5")
+    api.script += [reply(tool_use("lookup_order", {"order_id": "20931"})), reply(text("Done."))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    html = client.get(f"/sandbox/live/{live.pk}/").content.decode()
+    assert "thinking (text omitted by the API)" in html
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    assert api.rejected == []  # the bound, empty block went back unchanged
+    first = api.requests[1]["messages"][1]["content"][0]
+    assert first["type"] == "thinking" and first["thinking"] == ""
+
+
+def _run_on(client, api, model):
+    live = create(client, model=model)
+    api.script += [reply(tool_use("lookup_order", {"order_id": "20931"})), reply(text("Done."))]
+    client.post(f"/sandbox/live/{live.pk}/step/", {"until": "end"})
+    return live
+
+
+def test_the_fork_form_greys_out_what_the_model_rejects_and_says_why(client, api):
+    live = _run_on(client, api, "claude-sonnet-5-5")
+    html = client.get(f"/sandbox/live/{live.pk}/").content.decode()
+    assert '<option value="any" disabled>any</option>' in html
+    assert "Greyed out for <code>claude-sonnet-5-5</code>" in html
+    assert "claude-sonnet-5-5 rejects forced tool_choice" in html
+    assert "thinking-binding-controls-2026-08-01" in html  # why history edits are refused
+    other = _run_on(client, api, "claude-haiku-5-5")
+    html = client.get(f"/sandbox/live/{other.pk}/").content.decode()
+    assert '<option value="any">any</option>' in html and "Greyed out for" not in html
+    opus = create(client, model="claude-opus-5-5")
+    html = client.get(f"/sandbox/live/{opus.pk}/").content.decode()
+    assert '<option value="off" disabled>off</option>' in html
+
+
+def test_a_fork_the_model_rejects_is_refused_before_sending(client, api):
+    live = _run_on(client, api, "claude-sonnet-5-5")
+    sent = len(api.requests)
+    response = client.post(
+        f"/sandbox/live/{live.pk}/fork/", {"at_step": 1, "tool_choice": "any"}, follow=True
+    )
+    html = response.content.decode()
+    assert "Can&#x27;t fork there: claude-sonnet-5-5 rejects forced tool_choice" in html
+    assert LiveRun.objects.count() == 1 and len(api.requests) == sent
+    response = client.post(
+        f"/sandbox/live/{live.pk}/fork/",
+        {"at_step": 0, "model": "claude-sonnet-4-5"},
+        follow=True,
+    )
+    assert "claude-sonnet-4-5 is retired" in response.content.decode()
+    assert LiveRun.objects.count() == 1 and len(api.requests) == sent
+
+
+def test_a_fork_with_thinking_off_sends_what_the_model_accepts(client, api):
+    live = _run_on(client, api, "claude-sonnet-5-5")
+    client.post(f"/sandbox/live/{live.pk}/fork/", {"at_step": 0, "thinking": "off"})
+    fork = LiveRun.objects.latest("pk")
+    api.script += [reply(text("No up-front thinking."))]
+    client.post(f"/sandbox/live/{fork.pk}/step/")
+    assert api.requests[-1]["thinking"] == {"type": "between_tools"} and api.rejected == []
+
+
+def test_a_fork_to_a_model_that_accepts_forced_choice_runs(client, api):
+    live = _run_on(client, api, "claude-sonnet-5-5")
+    client.post(
+        f"/sandbox/live/{live.pk}/fork/",
+        {"at_step": 0, "model": "claude-haiku-5-5", "tool_choice": "any"},
+    )
+    fork = LiveRun.objects.latest("pk")
+    api.script += [reply(tool_use("lookup_order", {"order_id": "20931"}))]
+    client.post(f"/sandbox/live/{fork.pk}/step/")
+    assert api.requests[-1]["model"] == "claude-haiku-5-5"
+    assert api.requests[-1]["tool_choice"] == {"type": "any"} and api.rejected == []

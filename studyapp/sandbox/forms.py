@@ -27,8 +27,62 @@ class UploadForm(forms.Form):
         return data
 
 
+THINKING_CHOICES = [
+    ("default", "The model's default (leave thinking out)"),
+    ("off", "Off: what this model accepts to turn it off"),
+    ("adaptive", 'Adaptive: {"type": "adaptive"}'),
+    ("enabled", 'Manual, exam era: {"type": "enabled", "budget_tokens": N}'),
+]
+
+
+class GreyableSelect(forms.Select):
+    """A select whose options in ``disabled_values`` are shown but can't be chosen."""
+
+    def __init__(self, *args, disabled_values=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.disabled_values = set(disabled_values)
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value in self.disabled_values:
+            option["attrs"]["disabled"] = True
+        return option
+
+
+def model_choices():
+    from studyapp.agentloop import models
+
+    return [(m.id, f"{m.id} ({m.status_text()})") for m in models.live_models()]
+
+
+def model_thinking(model: str, choice: str, budget: int) -> dict | None:
+    """The thinking value to send for a form choice, or ValidationError naming the model."""
+    from studyapp.agentloop import models
+
+    if choice == "default":
+        return None
+    if choice == "adaptive":
+        return {"type": "adaptive"}
+    if choice == "enabled":
+        return {"type": "enabled", "budget_tokens": budget}
+    off = models.thinking_off(model)
+    if off is None:
+        rules = models.get_model(model)
+        raise forms.ValidationError(
+            f"{model} cannot turn thinking off: "
+            + (
+                'it always thinks, and thinking {"type": "disabled"} is a 400 there. Keep '
+                "thinking on, or pick a model that can turn it off (claude-haiku-5-5 accepts "
+                '{"type": "disabled"}, claude-sonnet-5-5 {"type": "between_tools"}).'
+                if rules
+                else "rules unknown for this model."
+            )
+        )
+    return off or None
+
+
 class LiveForm(forms.Form):
-    """The parameters of a live run; combinations the API rejects are refused before sending."""
+    """The parameters of a live run; what the chosen model rejects is refused before sending."""
 
     scenario = forms.ChoiceField(label="Scenario")
     prompt = forms.CharField(
@@ -37,7 +91,9 @@ class LiveForm(forms.Form):
         label="The customer's message (leave empty for the scenario's own)",
         widget=forms.Textarea(attrs={"rows": 3}),
     )
-    model = forms.CharField(max_length=100, label="Model")
+    # A free value behind a select: a retired or unknown id posted anyway gets a message that
+    # names the model, not a generic "not one of the choices".
+    model = forms.CharField(max_length=100, label="Model", widget=forms.Select())
     tool_choice = forms.ChoiceField(
         choices=[
             ("auto", "auto"),
@@ -51,7 +107,7 @@ class LiveForm(forms.Form):
     tool_name = forms.ChoiceField(required=False, label="Tool to force (with tool_choice tool)")
     disable_parallel = forms.BooleanField(required=False, label="disable_parallel_tool_use")
     max_tokens = forms.IntegerField(min_value=1, max_value=16384, initial=1024, label="max_tokens")
-    thinking = forms.BooleanField(required=False, label="Extended thinking")
+    thinking = forms.ChoiceField(choices=THINKING_CHOICES, initial="default", label="Thinking")
     budget_tokens = forms.IntegerField(
         min_value=1024, max_value=16000, initial=2048, required=False, label="budget_tokens"
     )
@@ -75,6 +131,8 @@ class LiveForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["scenario"].choices = [(s.slug, s.title) for s in scenarios]
         self.fields["tool_name"].choices = [("", "—")] + [(n, n) for n in tool_names]
+        self.fields["model"].widget.choices = model_choices()
+        self.fields["model"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
         self.fields["model"].initial = default_model
 
     def clean(self):
@@ -83,6 +141,7 @@ class LiveForm(forms.Form):
         data = super().clean()
         if self.errors:
             return data
+        model = data["model"].strip()
         choice = {"type": data["tool_choice"]}
         if choice["type"] == "tool":
             if not data.get("tool_name"):
@@ -95,17 +154,17 @@ class LiveForm(forms.Form):
                     "has no such field."
                 )
             choice["disable_parallel_tool_use"] = True
-        thinking = None
-        if data.get("thinking"):
-            budget = data.get("budget_tokens") or 2048
-            if budget >= data["max_tokens"]:
-                raise forms.ValidationError(
-                    f"budget_tokens ({budget:,}) must be less than max_tokens "
-                    f"({data['max_tokens']:,}): thinking counts toward max_tokens."
-                )
-            thinking = {"type": "enabled", "budget_tokens": budget}
+        budget = data.get("budget_tokens") or 2048
+        if data["thinking"] == "enabled" and budget >= data["max_tokens"]:
+            raise forms.ValidationError(
+                f"budget_tokens ({budget:,}) must be less than max_tokens "
+                f"({data['max_tokens']:,}): thinking counts toward max_tokens."
+            )
+        thinking = model_thinking(model, data["thinking"], budget)
         try:
-            catalogue.validate_tool_choice(choice, extended_thinking=thinking is not None)
+            catalogue.validate_tool_choice(
+                choice, extended_thinking=bool(thinking and thinking["type"] == "enabled")
+            )
             guards = runner.Guards.from_dict(
                 {
                     k: data[k]
@@ -114,8 +173,14 @@ class LiveForm(forms.Form):
             )
         except (catalogue.ToolChoiceError, runner.RunnerError) as e:
             raise forms.ValidationError(str(e)) from None
+        request = {"model": model, "max_tokens": data["max_tokens"], "tool_choice": choice}
+        if thinking:
+            request["thinking"] = thinking
+        problem = runner.model_refusal({**request, "messages": [{"role": "user", "content": "."}]})
+        if problem:
+            raise forms.ValidationError(problem)
         data["options"] = {
-            "model": data["model"].strip(),
+            "model": model,
             "max_tokens": data["max_tokens"],
             "tool_choice": choice,
             "thinking": thinking,
@@ -125,13 +190,80 @@ class LiveForm(forms.Form):
         return data
 
 
+FORK_TOOL_CHOICES = [("", "unchanged"), ("auto", "auto"), ("any", "any"), ("none", "none")]
+FORK_THINKING = [("", "unchanged"), ("on", "on"), ("off", "off")]
+
+
+def fork_limits(model: str) -> tuple[set[str], set[str], list[tuple[str, str]]]:
+    """What the fork form greys out for ``model``: (tool_choice, thinking values, reasons)."""
+    from studyapp.agentloop import models
+
+    tool_off: set[str] = set()
+    thinking_off: set[str] = set()
+    reasons: list[tuple[str, str]] = []
+    for v in models.check_request(model, {"tool_choice": {"type": "any"}}):
+        if v.is_error:
+            tool_off.add("any")
+            reasons.append(("tool_choice any", f"{v.message} Instead: {v.fix}"))
+    if models.get_model(model) is not None:
+        if models.thinking_off(model) is None:
+            thinking_off.add("off")
+            reasons.append(
+                (
+                    "thinking off",
+                    f'{model} always thinks: thinking {{"type": "disabled"}} is a 400.',
+                )
+            )
+        if models.thinking_on(model) is None:
+            thinking_off.add("on")
+            reasons.append(("thinking on", f"{model} has no thinking mode to turn on."))
+    return tool_off, thinking_off, reasons
+
+
 class ForkForm(forms.Form):
+    """Fork a live run; only what the run's model accepts can be chosen (the rest is greyed)."""
+
     at_step = forms.IntegerField(min_value=0, label="Keep the first N steps")
+    model = forms.CharField(required=False, label="New model", widget=forms.Select())
     tool_choice = forms.ChoiceField(
-        required=False,
-        choices=[("", "unchanged"), ("auto", "auto"), ("any", "any"), ("none", "none")],
-        label="New tool_choice",
+        required=False, choices=FORK_TOOL_CHOICES, label="New tool_choice"
     )
+    thinking = forms.ChoiceField(required=False, choices=FORK_THINKING, label="Thinking")
     max_tokens = forms.IntegerField(
         required=False, min_value=1, max_value=16384, label="New max_tokens"
     )
+
+    def __init__(self, *args, model: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.run_model = model
+        tool_off, thinking_off, self.greyed = fork_limits(model)
+        self.fields["model"].widget.choices = [("", "unchanged")] + model_choices()
+        self.fields["tool_choice"].widget = GreyableSelect(
+            choices=FORK_TOOL_CHOICES, disabled_values=tool_off
+        )
+        self.fields["thinking"].widget = GreyableSelect(
+            choices=FORK_THINKING, disabled_values=thinking_off
+        )
+
+    def changes(self) -> dict:
+        """The runner.fork changes this form asks for (the runner checks the model's rules)."""
+        from studyapp.agentloop import models
+
+        data = self.cleaned_data
+        out: dict = {}
+        model = (data.get("model") or "").strip()
+        if model:
+            out["model"] = model
+        target = model or self.run_model
+        if data.get("tool_choice"):
+            out["tool_choice"] = {"type": data["tool_choice"]}
+        if data.get("max_tokens"):
+            out["max_tokens"] = data["max_tokens"]
+        if data.get("thinking") == "off":
+            out["thinking"] = None  # the runner sends what the model accepts, or refuses
+        elif data.get("thinking") == "on":
+            on = models.thinking_on(target)
+            if on is None:
+                raise forms.ValidationError(f"{target} has no thinking mode to turn on.")
+            out["thinking"] = on or {"type": "adaptive"}
+        return out

@@ -8,12 +8,13 @@ import threading
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from quizzes.owners import get_owner
-from studyapp.agentloop import demo, runner
+from studyapp.agentloop import demo, models, runner
 
 from . import live as services
 from .forms import ForkForm, LiveForm
@@ -63,6 +64,7 @@ def live_index(request):
             "form": form,
             "runs": runs,
             "scenarios": demo.SCENARIOS.values(),
+            "model_table": model_table(),
             "caps": {
                 "turns": runner.TURN_CAP,
                 "tokens": runner.TOKEN_BUDGET_CAP,
@@ -73,9 +75,25 @@ def live_index(request):
     )
 
 
+def model_table() -> list[dict]:
+    """What each model served today accepts, for the start page (from the model catalogue)."""
+    return [
+        {
+            "id": m.id,
+            "status": m.status_text(),
+            "forced": models.per_model("forced-tool-choice", m.id),
+            "off": models.per_model("thinking-disabled", m.id),
+            "manual": models.per_model("manual-thinking", m.id),
+        }
+        for m in models.live_models()
+    ]
+
+
 def live_run(request, pk: int):
     live = _live(request, pk)
     run = services.load(live)
+    model = run.effective_params.get("model", "")
+    rules = models.get_model(model)
     sandbox_run = services.as_sandbox_run(live)
     ctx = {
         "live": live,
@@ -92,7 +110,8 @@ def live_run(request, pk: int):
         "next_request_json": json.dumps(run.next_request(), indent=2, ensure_ascii=False)
         if run.status != "ended"
         else "",
-        "fork_form": ForkForm(initial={"at_step": len(run.turns)}),
+        "fork_form": ForkForm(initial={"at_step": len(run.turns)}, model=model),
+        "model_status": rules.status_text() if rules else "rules unknown for this model",
         "tokens_today": services.tokens_today(get_owner(request, create=False)),
         "daily_cap": services.daily_cap(),
     }
@@ -206,15 +225,16 @@ def live_stop(request, pk: int):
 @require_POST
 def live_fork(request, pk: int):
     live = _live(request, pk)
-    form = ForkForm(request.POST)
+    model = services.load(live).effective_params.get("model", "")
+    form = ForkForm(request.POST, model=model)
     if not form.is_valid():
         messages.error(request, "Choose how many steps to keep (a whole number).")
         return redirect("sandbox:live_run", pk=pk)
-    changes = {}
-    if form.cleaned_data["tool_choice"]:
-        changes["tool_choice"] = {"type": form.cleaned_data["tool_choice"]}
-    if form.cleaned_data["max_tokens"]:
-        changes["max_tokens"] = form.cleaned_data["max_tokens"]
+    try:
+        changes = form.changes()
+    except ValidationError as e:
+        messages.error(request, f"Can't fork there: {' '.join(e.messages)}")
+        return redirect("sandbox:live_run", pk=pk)
     try:
         new = services.live_fork(
             owner=get_owner(request),

@@ -53,3 +53,35 @@ def test_learner_steps_forks_and_saves_a_live_run(page, live_server, api, assert
 
     page.get_by_role("button", name="Save to my runs").click()
     expect(page.locator(".step-count")).to_have_text("Step 1 of 1")
+
+
+def test_the_start_and_fork_forms_refuse_what_the_model_rejects(
+    page, live_server, api, assert_accessible
+):
+    page.goto(live_server.url + "/sandbox/live/")
+    page.get_by_label("Model", exact=True).select_option("claude-sonnet-5-5")
+    page.get_by_label("tool_choice", exact=True).select_option("any")
+    page.get_by_role("button", name="Create the run").click()
+    expect(page.get_by_role("alert")).to_contain_text(
+        "claude-sonnet-5-5 rejects forced tool_choice"
+    )
+    assert api.requests == []
+
+    page.get_by_label("Model", exact=True).select_option("claude-haiku-5-5")
+    page.get_by_label("tool_choice", exact=True).select_option("any")
+    page.get_by_role("button", name="Create the run").click()
+    expect(page.get_by_role("button", name="Step: one API call")).to_be_visible()
+    api.script += [reply(call := tool_use("lookup_order", {"order_id": "20931"}))]
+    page.get_by_role("button", name="Run to the end").click()
+    expect(page.locator(".live-controls")).to_be_visible()
+    assert api.requests[0]["tool_choice"] == {"type": "any"} and api.rejected == []
+    assert call["id"]
+
+    # A run on Sonnet 5.5: the fork form greys out forced tool_choice and says why.
+    page.goto(live_server.url + "/sandbox/live/")
+    page.get_by_label("Model", exact=True).select_option("claude-sonnet-5-5")
+    page.get_by_role("button", name="Create the run").click()
+    expect(page.get_by_role("button", name="Step: one API call")).to_be_visible()
+    assert page.locator('select[name="tool_choice"] option[value="any"]').is_disabled()
+    expect(page.locator(".greyed")).to_contain_text("claude-sonnet-5-5 rejects forced tool_choice")
+    assert_accessible(page, "live-fork-greyed")
