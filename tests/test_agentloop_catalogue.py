@@ -172,3 +172,23 @@ def test_agentloop_has_no_django_imports():
     package = Path(catalogue.__file__).parent
     for path in package.glob("*.py"):
         assert "django" not in path.read_text(), f"{path.name} imports Django"
+
+
+def test_refusal_names_the_classifiers_and_the_sdks_categories():
+    import typing
+
+    from anthropic.types import RefusalStopDetails
+
+    info = catalogue.STOP_REASONS["refusal"]
+    assert "safety or usage-policy classifiers" in info.meaning
+    assert "safety reasons" not in info.meaning
+    literal = typing.get_args(RefusalStopDetails.model_fields["category"].annotation)[0]
+    for category in typing.get_args(literal):  # cyber, bio, frontier_llm, reasoning_extraction…
+        assert category in info.notes[0]
+
+
+def test_forced_choice_with_thinking_does_not_promise_adaptive_support_everywhere():
+    for kind in ("any", "tool"):
+        text = catalogue.TOOL_CHOICE_MODES[kind].with_extended_thinking
+        assert "adaptive thinking supports it" not in text
+        assert "Opus 5.5, Sonnet 5.5" in text and "400" in text

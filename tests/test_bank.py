@@ -180,3 +180,26 @@ def test_a_known_today_id_is_kept_with_the_question():
     )
     result = schema.parse_text(text)
     assert not result.problems and result.questions[0]["data"]["today"] == "forced-tool-choice"
+
+
+@pytest.mark.django_db
+def test_loadcontent_refuses_a_next_action_key_or_a_today_id_the_catalogues_disagree_with(
+    tmp_path,
+):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    text = bank_yaml(kinds=("next_action", "single"))
+    text = text.replace("retry_with_more_tokens, correct: true", "retry_with_more_tokens")
+    text = text.replace("{action: run_tools,", "{action: run_tools, correct: true,")
+    text = text.replace(
+        '    stem: "Stem of t-single"', '    today: no-such-rule\n    stem: "Stem of t-single"'
+    )
+    path = tmp_path / "bank.yaml"
+    path.write_text(text)
+    err = StringIO()
+    with pytest.raises(CommandError, match="invalid question"):
+        call_command("loadcontent", str(path), "--strict", stdout=StringIO(), stderr=err)
+    assert "catalogue says retry_with_more_tokens" in err.getvalue()
+    assert "today must be one of" in err.getvalue() and "'no-such-rule'" in err.getvalue()

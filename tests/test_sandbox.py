@@ -319,3 +319,15 @@ def test_server_tool_result_blocks_render_by_type(client, block, shown):
     response = upload(client, text=json.dumps(message))
     assert response.status_code == 302, response.content.decode()[-600:]
     assert shown in client.get(response["Location"]).content.decode()
+
+
+def test_an_upload_is_judged_by_its_own_models_rules(client):
+    data = json.loads((TRANSCRIPTS / "tool-choice-any.json").read_text())
+    assert data["model"] == "claude-sonnet-4-5" and data["tool_choice"] == {"type": "any"}
+    data["model"] = "claude-sonnet-5-5"  # the same loop, sent to today's Sonnet
+    response = upload(client, text=json.dumps(data), title="Forced on Sonnet 5.5")
+    html = client.get(response["Location"]).content.decode()
+    assert "claude-sonnet-5-5 rejects forced tool_choice" in html
+    data["model"] = "claude-haiku-5-5"
+    response = upload(client, text=json.dumps(data), title="Forced on Haiku 5.5")
+    assert "rejects forced tool_choice" not in client.get(response["Location"]).content.decode()

@@ -6,7 +6,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from anthropic.types import StopReason
+from anthropic.types import RefusalStopDetails, StopReason
 
 DOC_STOP = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
 DOC_HANDLE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls"
@@ -225,7 +225,11 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
         ),
         StopReasonInfo(
             value="refusal",
-            meaning="Claude declined to respond for safety reasons. An HTTP 200, not an error.",
+            meaning=(
+                "Claude declined: the model's safety or usage-policy classifiers stopped the "
+                "response. An HTTP 200, not an error; on current models stop_details.category "
+                "names the policy area."
+            ),
             continues=False,
             action="handle_refusal",
             why="Resending the same context gets the same refusal.",
@@ -235,6 +239,15 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
             ),
             doc_url=DOC_REFUSAL,
             anchor="refusal",
+            notes=(
+                "stop_details.category (anthropic.types.RefusalStopDetails) is one of "
+                + ", ".join(
+                    typing.get_args(
+                        typing.get_args(RefusalStopDetails.model_fields["category"].annotation)[0]
+                    )
+                )
+                + ", or null when the refusal maps to no named category.",
+            ),
         ),
         StopReasonInfo(
             value="model_context_window_exceeded",
@@ -299,6 +312,14 @@ class ToolChoiceMode:
     with_extended_thinking: str
 
 
+# The exam's answer, then what today's models do (models.CHANGES["forced-tool-choice"]).
+FORCED_WITH_THINKING = (
+    "not supported with manual extended thinking (an error). Today it depends on the model: "
+    "with adaptive thinking some models accept it and skip thinking, while Opus 5.5, Sonnet 5.5 "
+    "and Fable/Mythos 5.1 and later reject forced tool_choice with a 400 whatever the thinking "
+    "setting"
+)
+
 TOOL_CHOICE_MODES: dict[str, ToolChoiceMode] = {
     m.type: m
     for m in [
@@ -318,8 +339,7 @@ TOOL_CHOICE_MODES: dict[str, ToolChoiceMode] = {
             True,
             "exactly one tool call",
             "never the default",
-            "not supported with manual extended thinking (an error); 2026 docs: adaptive "
-            "thinking supports it",
+            FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "tool",
@@ -328,8 +348,7 @@ TOOL_CHOICE_MODES: dict[str, ToolChoiceMode] = {
             True,
             "exactly one tool call",
             "never the default",
-            "not supported with manual extended thinking (an error); 2026 docs: adaptive "
-            "thinking supports it",
+            FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "none",
