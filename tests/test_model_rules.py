@@ -244,3 +244,14 @@ def test_todays_lines_are_generated_from_the_model_entries(monkeypatch):
         r for r in models.CHANGES["forced-tool-choice"].rows() if r["model"] == "claude-sonnet-5-5"
     ]
     assert row["text"].startswith("accepted")
+
+
+def test_a_saved_run_on_a_model_that_has_since_retired_reads_but_never_sends():
+    api = FakeAPI([reply(text("never sent"))], enforce_rules=False)
+    run = new_run(api, model="claude-haiku-5-5")
+    state = run.to_state()
+    state["params"]["model"] = "claude-sonnet-4-5"  # saved before its retirement date
+    again = runner.Run.from_state(api.client(), state, {})  # still opens, to be read or forked
+    step = again.step()
+    assert step.kind == "error" and "claude-sonnet-4-5 is retired" in step.error.message
+    assert api.requests == []
