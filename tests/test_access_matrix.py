@@ -75,6 +75,7 @@ MATRIX: dict[str, Row] = {
     "healthz": Row(PUBLIC),
     "glossary": Row(PUBLIC),
     "notes:index": Row(PUBLIC),
+    "notes:changes": Row(PUBLIC),
     "notes:detail": Row(PUBLIC, lambda w: {"slug": w.note}),
     "login": Row(PUBLIC),
     "logout": Row(everyone(405)),  # log-out is a POST (Django 5)
@@ -191,7 +192,7 @@ def _live(user):
     from studyapp.sandbox import live
 
     scenario = sorted(demo.SCENARIOS)[0]
-    options = {"model": "claude-sonnet-4-5", "max_tokens": 1024}
+    options = {"model": "claude-haiku-5-5", "max_tokens": 1024}
     return live.live_start(owner=Owner(user, ""), scenario=scenario, prompt="hi", options=options)
 
 

@@ -652,7 +652,7 @@ def _check_model(
         code = v.rule if v.rule.startswith("model-") else f"model-{v.rule}"
         if code not in RULES:
             code = "model-manual-thinking"
-        text = v.message + (f" Instead: {v.fix}" if v.fix else "")
+        text = v.sentence
         findings.append(
             replace(
                 _finding(

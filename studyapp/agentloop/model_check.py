@@ -60,6 +60,13 @@ class Violation:
     def is_error(self) -> bool:
         return self.severity == "error"
 
+    @property
+    def sentence(self) -> str:
+        """The message and what to do instead, as one text (for refusals and findings)."""
+        if not self.fix:
+            return self.message
+        return f"{self.message} Instead: {self.fix[:1].lower()}{self.fix[1:]}"
+
 
 def _v(m: ModelRules | None, model_id: str, rule: str, path: str, message: str, **kw) -> Violation:
     source = kw.pop("source", m.source if m else "")
@@ -134,7 +141,7 @@ def check_request(
                     if m.status == "deprecated"
                     else ""
                 ),
-                fix=f"Use {m.replacement or 'a current model'} instead.",
+                fix=f"use {m.replacement or 'a current model'}.",
                 source=DOC_DEPRECATIONS,
                 label=CONFIRMED,
             )

@@ -9,6 +9,8 @@ Public API::
     MODELS                      # {family id: ModelRules}, newest first
     get_model(model_id)         # ModelRules for an id or a dated alias, or None when unknown
     check_request(model_id, request, *, api_version="2026-10-21") -> list[Violation]
+                                # (in .model_check, re-exported here; Violation.sentence is the
+                                # message plus what to do instead)
     thinking_off(model_id)      # the request value that turns thinking off ({} = omit it), or None
     thinking_on(model_id)       # the request value that turns thinking on ({} = omit it), or None
     CHANGES                     # {change id: Change}: the exam's answer vs today's models

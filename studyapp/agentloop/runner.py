@@ -345,7 +345,7 @@ def model_refusal(request: dict[str, Any]) -> str | None:
     ``models.check_request`` under the API version the SDK sends."""
     for v in model_catalogue.check_request(request.get("model"), request, api_version=API_VERSION):
         if v.is_error:
-            return f"{v.message} Instead: {v.fix}" if v.fix else v.message
+            return v.sentence
     return None
 
 

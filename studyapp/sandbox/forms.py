@@ -204,7 +204,7 @@ def fork_limits(model: str) -> tuple[set[str], set[str], list[tuple[str, str]]]:
     for v in models.check_request(model, {"tool_choice": {"type": "any"}}):
         if v.is_error:
             tool_off.add("any")
-            reasons.append(("tool_choice any", f"{v.message} Instead: {v.fix}"))
+            reasons.append(("tool_choice any", v.sentence))
     if models.get_model(model) is not None:
         if models.thinking_off(model) is None:
             thinking_off.add("off")
