@@ -212,7 +212,7 @@ def bound_signature(model: str, body: dict[str, Any], messages: list[Any], befor
         "before": before,
     }
     digest = hashlib.sha256(json.dumps(prefix, sort_keys=True).encode()).hexdigest()
-    return f"fakesig-{digest[:32]}"
+    return f"fakesig-{model}-{digest[:32]}"
 
 
 def _thinking_on(rules: dict[str, Any], body: dict[str, Any]) -> bool:
@@ -260,6 +260,8 @@ def model_rule_error(body: dict[str, Any], version: str) -> ApiError | None:
                 signature = block.get("signature", "") if isinstance(block, dict) else ""
                 if block.get("type") != "thinking" or not signature.startswith("fakesig-"):
                     continue
+                if not signature.startswith(f"fakesig-{model}-"):
+                    continue  # another model's block: the API drops it without an error
                 if signature != bound_signature(model, body, messages[:m], content[:c]):
                     return ApiError(400, "invalid_request_error", TEXT_BOUND.format(m=m, c=c))
     return None

@@ -255,3 +255,19 @@ def test_a_saved_run_on_a_model_that_has_since_retired_reads_but_never_sends():
     step = again.step()
     assert step.kind == "error" and "claude-sonnet-4-5 is retired" in step.error.message
     assert api.requests == []
+
+
+def test_a_fork_to_another_model_keeps_the_history_and_the_stand_in_accepts_it():
+    from .fakes import tool_use
+
+    api = FakeAPI([reply(tool_use("lookup", {"q": "a"})), reply(text("Done on Haiku."))])
+    run = new_run(api, model="claude-sonnet-5-5")
+    run.step()
+    assert run.turns[0]["response"]["content"][0]["type"] == "thinking"  # bound to Sonnet 5.5
+    state = runner.fork(run.to_state(), 1, model="claude-haiku-5-5")
+    again = runner.Run.from_state(
+        api.client(), state, {"lookup": lambda i, c: runner.ToolOutput("x")}
+    )
+    again.run_to_end()
+    # Another model's block is dropped by the API without an error (preserved-thinking docs).
+    assert api.rejected == [] and api.requests[-1]["model"] == "claude-haiku-5-5"

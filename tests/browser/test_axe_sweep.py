@@ -8,7 +8,8 @@ from tests.factories import make_bank
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PUBLIC = [
-    "/", "/notes/", "/notes/tool-choice/", "/glossary/", "/traps/", "/practice/", "/exam/",
+    "/", "/notes/", "/notes/tool-choice/", "/notes/changes/", "/glossary/", "/traps/",
+    "/practice/", "/exam/", "/sandbox/tool-choice-any/steps/1/",
     "/sandbox/", "/sandbox/upload/", "/sandbox/live/", "/sandbox/thinking-tool-loop/steps/1/",
     "/sandbox/refusal/predict/1/", "/accounts/login/", "/accounts/signup/", "/me/", "/review/",
     "/no-such-page/",
