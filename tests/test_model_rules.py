@@ -271,3 +271,11 @@ def test_a_fork_to_another_model_keeps_the_history_and_the_stand_in_accepts_it()
     again.run_to_end()
     # Another model's block is dropped by the API without an error (preserved-thinking docs).
     assert api.rejected == [] and api.requests[-1]["model"] == "claude-haiku-5-5"
+
+
+def test_forced_choice_with_manual_thinking_is_refused_on_the_models_that_accept_both_alone():
+    body = {"tool_choice": {"type": "any"}, "thinking": {"type": "enabled", "budget_tokens": 2048}}
+    for model_id in ("claude-opus-4-6", "claude-haiku-4-5"):
+        [v] = models.check_request(model_id, body)
+        assert v.rule == "forced-tool-choice" and "manual thinking" in v.message
+        assert models.check_request(model_id, {"tool_choice": {"type": "any"}}) == []

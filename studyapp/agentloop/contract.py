@@ -649,6 +649,10 @@ def _check_model(
     for v in model_catalogue.check_request(
         model, request, api_version=api_version, check_status=check_status
     ):
+        thinking = request.get("thinking")
+        manual = isinstance(thinking, dict) and thinking.get("type") == "enabled"
+        if v.rule == "forced-tool-choice" and manual:
+            continue  # tool-choice-forced-with-thinking already says it, for every model
         code = v.rule if v.rule.startswith("model-") else f"model-{v.rule}"
         if code not in RULES:
             code = "model-manual-thinking"

@@ -20,6 +20,7 @@ from .models import (
     DOC_THINK_TROUBLE,
     DOC_VERSIONING,
     FORCED_NO,
+    FORCED_NOT_WITH_MANUAL,
     FORCED_UNKNOWN,
     OLD_API_VERSION,
     SAMPLING_DEFAULT_ONLY,
@@ -356,5 +357,16 @@ def _check_forced(out, m: ModelRules, shown: str, request: dict, kind: Any) -> N
                 fix="Prefer auto with strict tools.",
             )
         )
-    # FORCED_NOT_WITH_MANUAL with thinking enabled: the contract checker's own 2025 rule
-    # (tool-choice-forced-with-thinking) reports it for every model.
+    elif m.forced_tool_choice == FORCED_NOT_WITH_MANUAL and kind == "enabled":
+        out.append(
+            _v(
+                m,
+                shown,
+                "forced-tool-choice",
+                "tool_choice",
+                f'{shown} rejects forced tool_choice ({{"type": "{choice["type"]}"}}) together '
+                "with manual thinking (budget_tokens): only auto and none work with it.",
+                fix="Use auto and ask for the tool in the prompt, or leave thinking off.",
+                source=DOC_THINK_TOOLS,
+            )
+        )
