@@ -175,3 +175,12 @@ def test_the_changes_page_runs_a_constant_number_of_queries(client, django_asser
     client.get("/notes/changes/")
     with django_assert_num_queries(0):  # an anonymous reading page: no per-visitor state
         client.get("/notes/changes/")
+
+
+def test_every_change_links_to_a_real_notes_section(notes):
+    from studyapp.agentloop import models
+
+    for change in models.CHANGES.values():
+        if change.notes_anchor:
+            slug, _, anchor = change.notes_anchor.partition("#")
+            assert slug in notes and anchor in notes[slug].anchors, change.id

@@ -179,3 +179,31 @@ def test_an_unknown_model_is_sent_with_a_warning(fake_api, tmp_path, capsys):
     fake_api.script = [reply(text("Hi."))]
     record(tmp_path, "--scenario", "refund-45-days", "--model", "claude-from-the-future")
     assert "Rules unknown for this model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("model", "sent"),
+    [
+        ("claude-sonnet-5-5", {"type": "between_tools"}),
+        ("claude-haiku-5-5", {"type": "disabled"}),
+        ("claude-opus-4-6", None),
+    ],
+)
+def test_thinking_off_sends_what_the_model_accepts(fake_api, tmp_path, model, sent):
+    fake_api.script = [reply(text("Hi."))]
+    record(tmp_path, "--scenario", "refund-45-days", "--model", model, "--thinking", "off")
+    assert fake_api.requests[0].get("thinking") == sent and fake_api.rejected == []
+
+
+def test_thinking_off_on_a_model_that_always_thinks_sends_nothing(fake_api, tmp_path):
+    with pytest.raises(CommandError, match="claude-opus-5-5: it has no way to turn thinking off"):
+        record(
+            tmp_path,
+            "--scenario",
+            "refund-45-days",
+            "--model",
+            "claude-opus-5-5",
+            "--thinking",
+            "off",
+        )
+    assert fake_api.requests == []

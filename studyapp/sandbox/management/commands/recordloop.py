@@ -23,6 +23,12 @@ class Command(BaseCommand):
             help="default: settings.ANTHROPIC_MODEL; a request this model rejects is not sent",
         )
         parser.add_argument("--tool-choice", default=None, help='JSON, e.g. {"type": "any"}')
+        parser.add_argument(
+            "--thinking",
+            choices=("default", "on", "off"),
+            default="default",
+            help="default: leave thinking out; on/off: what the model accepts for it",
+        )
         parser.add_argument("--max-turns", type=int, default=runner.Guards().max_turns)
         parser.add_argument("--max-tokens", type=int, default=1024)
         parser.add_argument("--out", required=True, help="the transcript file to write")
@@ -47,12 +53,23 @@ class Command(BaseCommand):
                 "ANTHROPIC_BASE_URL for another endpoint) and run the command again."
             )
         model = options["model"] or settings.ANTHROPIC_MODEL
+        thinking = None
+        if options["thinking"] != "default":
+            pick = models.thinking_on if options["thinking"] == "on" else models.thinking_off
+            thinking = pick(model)
+            if thinking is None:
+                raise CommandError(
+                    f"Nothing was sent to {model}: it has no way to turn thinking "
+                    f"{options['thinking']} (see /notes/changes/#thinking-disabled)."
+                )
+            thinking = thinking or None  # {}: the model's default already does it
         try:
             run = runner.Run.new(
                 runner.make_client(max_retries=2),
                 model=model,
                 max_tokens=options["max_tokens"],
                 tool_choice=tool_choice,
+                thinking=thinking,
                 guards={"max_turns": options["max_turns"]},
                 handlers=demo.make_handlers(),
                 **params,
