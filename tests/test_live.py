@@ -1,6 +1,7 @@
 """Live mode in the sandbox, against a scripted fake of the Messages API behind the real SDK."""
 
 import json
+import re
 
 import pytest
 
@@ -250,7 +251,9 @@ def test_a_run_still_going_is_not_flagged_as_ended(client, api):
 
 def test_the_model_picker_lists_current_models_with_their_status(client, api):
     html = client.get("/sandbox/live/").content.decode()
-    assert '<option value="claude-haiku-5-5" selected>claude-haiku-5-5 (active)</option>' in html
+    assert re.search(
+        r'<option value="claude-haiku-5-5" selected[^>]*>claude-haiku-5-5 \(active\)</option>', html
+    )
     assert "claude-opus-4-5 (deprecated, retires 2027-01-22)" in html
     assert '<option value="claude-sonnet-4-5"' not in html  # retired: not offered
     assert "What each model accepts today" in html
@@ -349,3 +352,14 @@ def test_a_fork_to_a_model_that_accepts_forced_choice_runs(client, api):
     client.post(f"/sandbox/live/{fork.pk}/step/")
     assert api.requests[-1]["model"] == "claude-haiku-5-5"
     assert api.requests[-1]["tool_choice"] == {"type": "any"} and api.rejected == []
+
+
+def test_each_model_option_says_what_that_model_rejects(client, api):
+    html = client.get("/sandbox/live/").content.decode()
+    assert re.search(
+        r'<option value="claude-sonnet-5-5" data-rejects="any tool enabled" '
+        r'data-why="claude-sonnet-5-5 rejects forced tool_choice',
+        html,
+    )
+    assert re.search(r'<option value="claude-opus-5-5" data-rejects="any tool off enabled"', html)
+    assert re.search(r'<option value="claude-haiku-5-5" selected data-rejects="enabled"', html)

@@ -123,4 +123,32 @@
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
+
+  // Live start form: grey out the tool_choice and thinking values the chosen model rejects
+  // (the server refuses them anyway, with the reason; this only saves a round trip).
+  function applyModelLimits(form) {
+    var model = form.querySelector('select[name="model"]');
+    if (!model || !model.selectedOptions.length) return;
+    var chosen = model.selectedOptions[0];
+    var rejects = (chosen.getAttribute("data-rejects") || "").split(" ");
+    ["tool_choice", "thinking"].forEach(function (name) {
+      var select = form.querySelector('select[name="' + name + '"]');
+      if (!select) return;
+      Array.prototype.forEach.call(select.options, function (opt) {
+        opt.disabled = rejects.indexOf(opt.value) !== -1;
+      });
+      if (select.selectedOptions.length && select.selectedOptions[0].disabled) {
+        select.value = name === "tool_choice" ? "auto" : "default";
+      }
+    });
+    var note = form.querySelector("#model-limits");
+    if (note) note.textContent = chosen.getAttribute("data-why") || "";
+  }
+  document.addEventListener("change", function (evt) {
+    var form = evt.target.closest && evt.target.closest('form[data-model-limits="true"]');
+    if (form && evt.target.name === "model") applyModelLimits(form);
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll('form[data-model-limits="true"]').forEach(applyModelLimits);
+  });
 })();

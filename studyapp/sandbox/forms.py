@@ -49,6 +49,38 @@ class GreyableSelect(forms.Select):
         return option
 
 
+def model_limits(model: str) -> tuple[list[str], str]:
+    """Start-form values ``model`` rejects (tool_choice and thinking) and why, in one sentence."""
+    from studyapp.agentloop import models
+
+    rules = models.get_model(model)
+    if rules is None:
+        return [], ""
+    rejected, why = [], []
+    if rules.forced_tool_choice == models.FORCED_NO:
+        rejected += ["any", "tool"]
+        why.append("forced tool_choice (use auto with strict tools)")
+    if models.thinking_off(model) is None:
+        rejected.append("off")
+        why.append("turning thinking off (it always thinks)")
+    for mode in ("enabled", "adaptive"):
+        if mode not in rules.thinking_modes:
+            rejected.append(mode)
+            why.append({"enabled": "manual thinking", "adaptive": "adaptive thinking"}[mode])
+    return rejected, (f"{model} rejects " + ", ".join(why) + ".") if why else ""
+
+
+class ModelSelect(forms.Select):
+    """The model picker; each option says what that model rejects (site.js greys it out)."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        rejected, why = model_limits(value)
+        option["attrs"]["data-rejects"] = " ".join(rejected)
+        option["attrs"]["data-why"] = why
+        return option
+
+
 def model_choices():
     from studyapp.agentloop import models
 
@@ -93,7 +125,7 @@ class LiveForm(forms.Form):
     )
     # A free value behind a select: a retired or unknown id posted anyway gets a message that
     # names the model, not a generic "not one of the choices".
-    model = forms.CharField(max_length=100, label="Model", widget=forms.Select())
+    model = forms.CharField(max_length=100, label="Model", widget=ModelSelect())
     tool_choice = forms.ChoiceField(
         choices=[
             ("auto", "auto"),

@@ -59,8 +59,20 @@ def test_the_start_and_fork_forms_refuse_what_the_model_rejects(
     page, live_server, api, assert_accessible
 ):
     page.goto(live_server.url + "/sandbox/live/")
+    # The start form greys out what the chosen model rejects, and says why (site.js) ...
     page.get_by_label("Model", exact=True).select_option("claude-sonnet-5-5")
-    page.get_by_label("tool_choice", exact=True).select_option("any")
+    assert page.locator('select[name="tool_choice"] option[value="any"]').is_disabled()
+    expect(page.locator("#model-limits")).to_contain_text(
+        "claude-sonnet-5-5 rejects forced tool_choice"
+    )
+    # ... and the server refuses it anyway when it is sent (no script, or a crafted post).
+    page.evaluate(
+        """() => {
+            const o = document.querySelector('select[name="tool_choice"] option[value="any"]');
+            o.disabled = false;
+            o.selected = true;
+        }"""
+    )
     page.get_by_role("button", name="Create the run").click()
     expect(page.get_by_role("alert")).to_contain_text(
         "claude-sonnet-5-5 rejects forced tool_choice"
