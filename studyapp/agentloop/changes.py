@@ -113,6 +113,7 @@ class Change:
     label: str
     per_model_text: Callable[[ModelRules], str]
     notes_anchor: str = ""  # note-slug#anchor that teaches the exam answer
+    include_retired: bool = False  # list retired models too (the retirement row)
     checked: dt.date = CHECKED
 
     def rows(self, day: dt.date | None = None) -> list[dict[str, Any]]:
@@ -126,7 +127,7 @@ class Change:
                 "label": m.label_for(self.id),
                 "source": m.source,
             }
-            for m in _models.live_models(day)
+            for m in (_models.all_models() if self.include_retired else _models.live_models(day))
         ]
 
 
@@ -259,6 +260,7 @@ CHANGES: dict[str, Change] = {
             _models.DOC_DEPRECATIONS,
             _models.CONFIRMED,
             _status,
+            include_retired=True,
         ),
     ]
 }

@@ -427,6 +427,11 @@ def live_models(day: dt.date | None = None) -> list[ModelRules]:
     return [m for m in _BY_ID.values() if not _dated(m.id) and m.status_on(day) != "retired"]
 
 
+def all_models() -> list[ModelRules]:
+    """Every family and sibling id in the catalogue, retired ones included (no dated ids)."""
+    return [m for m in _BY_ID.values() if not _dated(m.id)]
+
+
 def thinking_off(model_id: str) -> dict[str, Any] | None:
     """How to ask ``model_id`` for no thinking: {} means omit `thinking`; None: impossible."""
     m = get_model(model_id)
