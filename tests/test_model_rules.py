@@ -281,3 +281,17 @@ def test_forced_choice_with_manual_thinking_is_refused_on_the_models_that_accept
         [v] = models.check_request(model_id, body)
         assert v.rule == "forced-tool-choice" and "manual thinking" in v.message
         assert models.check_request(model_id, {"tool_choice": {"type": "any"}}) == []
+
+
+def test_thinking_off_on_a_run_that_had_thinking_leaves_it_out_from_the_fork_on():
+    from studyapp.agentloop import contract, transcript
+
+    api = FakeAPI([reply(text("Thought about it.")), reply(text("Without thinking."))])
+    run = new_run(api, model="claude-opus-4-6", thinking={"type": "adaptive"})
+    run.step()
+    again = runner.Run.from_state(api.client(), runner.fork(run.to_state(), 1, thinking=None), {})
+    assert "thinking" not in again.next_request()
+    again.stop("checked")
+    saved = transcript.parse_transcript(again.to_transcript(), strict=True)
+    assert saved.params["thinking"] == {"type": "adaptive"}  # what the kept turn was sent
+    assert contract.check_transcript(saved) == []
