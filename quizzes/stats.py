@@ -298,8 +298,9 @@ def response_analysis(options: list[dict], answers: list, kind: str) -> list[dic
     unanswered). Keys of several versions may share a text: rows are merged by text.
     """
     s = len(answers)
-    text_of = {o["key"]: o["text"] for o in options}
-    correct_of = {o["text"]: o["correct"] for o in options}
+    # Rows merge versions by text only where the key agrees: a true/false item whose key was
+    # flipped in a later version shows "True" twice, once as right and once as wrong.
+    row_of = {o["key"]: (o["text"], bool(o["correct"])) for o in options}
     counts: Counter = Counter()
     none = 0
     for answer in answers:
@@ -313,12 +314,12 @@ def response_analysis(options: list[dict], answers: list, kind: str) -> list[dic
         else:
             chosen = []
         for key in chosen:
-            if key in text_of:
-                counts[text_of[key]] += 1
+            if key in row_of:
+                counts[row_of[key]] += 1
     rows = [
-        {"text": text, "correct": correct_of[text], "count": counts[text],
-         "frequency": 100 * counts[text] / s if s else 0.0}
-        for text in dict.fromkeys(o["text"] for o in options)
+        {"text": text, "correct": correct, "count": counts[(text, correct)],
+         "frequency": 100 * counts[(text, correct)] / s if s else 0.0}
+        for text, correct in dict.fromkeys(row_of[o["key"]] for o in options)
     ]  # fmt: skip
     rows.append(
         {"text": "(no answer)", "correct": False, "count": none,

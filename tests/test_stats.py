@@ -132,6 +132,26 @@ def test_response_analysis_counts_each_option():
     ]
 
 
+def test_response_analysis_keeps_a_flipped_key_apart():
+    """A true/false item whose key flipped between versions: each version's "True" keeps its own
+    correctness, so the table never calls the old right answer right for the new version."""
+    options = [
+        {"key": "v1-t", "text": "True", "correct": False},
+        {"key": "v1-f", "text": "False", "correct": True},
+        {"key": "v2-t", "text": "True", "correct": True},
+        {"key": "v2-f", "text": "False", "correct": False},
+    ]
+    answers = [{"choice": "v1-f"}, {"choice": "v2-t"}, {"choice": "v2-t"}, {"choice": "v1-t"}]
+    rows = stats.response_analysis(options, answers, "truefalse")
+    assert [(r["text"], r["correct"], r["count"]) for r in rows] == [
+        ("True", False, 1),
+        ("False", True, 1),
+        ("True", True, 2),
+        ("False", False, 0),
+        ("(no answer)", False, 0),
+    ]
+
+
 # ------------------------------------------------------------------ from the database
 
 
