@@ -399,8 +399,8 @@ def thinking_carried() -> Diagram:
             "Request 2 repeats the history: the user's question, the assistant turn exactly as "
             "received (thinking block included), then one user message with the tool_result.",
             "Editing, reordering or dropping the thinking block of the turn in progress breaks "
-            "the request; toggling thinking inside one tool loop is not allowed either (older "
-            "docs: a 400; current docs: thinking is silently switched off for that request).",
+            "the request. Don't switch thinking on or off inside one tool loop either (2025 "
+            "docs: a 400; current docs: thinking is silently off for that request).",
         ],
         "The tool loop is one assistant turn: its thinking block travels with it, unchanged.",
     )
