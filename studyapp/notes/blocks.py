@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from django.template.loader import render_to_string
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from studyapp.agentloop import catalogue
 from studyapp.rendering import render_inline
@@ -13,9 +15,15 @@ from . import diagrams
 
 
 def stop_reason_table() -> str:
+    # A long value such as model_context_window_exceeded may break after its underscores.
+    breaks = {v: mark_safe(escape(v).replace("_", "_<wbr>")) for v in catalogue.STOP_REASONS}
     return render_to_string(
         "notes/_stop_reason_table.html",
-        {"reasons": catalogue.STOP_REASONS.values(), "actions": catalogue.NEXT_ACTIONS},
+        {
+            "reasons": catalogue.STOP_REASONS.values(),
+            "actions": catalogue.NEXT_ACTIONS,
+            "breaks": breaks,
+        },
     )
 
 
