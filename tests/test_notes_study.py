@@ -112,7 +112,9 @@ def test_diagrams_follow_the_catalogue():
 def test_every_note_opens_with_key_points_and_an_exam_frame(client, db, slug, notes):
     note = notes[slug]
     assert 3 <= len(note.key_points) <= 6
-    assert note.exam["skill"] and note.exam["traps"] and note.exam["scenarios"]
+    assert (
+        note.exam["skills"] and note.exam["how"] and note.exam["traps"] and note.exam["scenarios"]
+    )
     html = client.get(f"/notes/{slug}/").content.decode()
     assert html.index('id="key-points-heading"') < html.index('class="note-body')
     assert html.index('id="exam-frame-heading"') < html.index('class="note-body')
@@ -122,7 +124,9 @@ def test_every_note_opens_with_key_points_and_an_exam_frame(client, db, slug, no
 def test_the_frame_names_trap_families_in_words(client, db):
     html = client.get("/notes/guards/").content.decode()
     assert "uses the iteration cap as the normal way out" in html
-    assert "Avoid an arbitrary iteration cap as the primary stop." in html
+    # The guide's own words for task statement 1.1, quoted, then how this note serves them.
+    assert "an arbitrary iteration cap as the primary stop, and assistant text as the" in html
+    assert "A cap is a safety net" in html
 
 
 @pytest.mark.parametrize(
@@ -130,9 +134,10 @@ def test_the_frame_names_trap_families_in_words(client, db):
     [
         ({"key_points": "[one, two]"}, "key_points needs 3 to 6"),
         ({"key_points": "nonsense"}, "key_points must be a list"),
-        ({"exam": "{skill: x, traps: [no-such-trap]}"}, "unknown family 'no-such-trap'"),
-        ({"exam": "{skill: x, scenarios: [space]}"}, "unknown 'space'"),
-        ({"exam": "{traps: []}"}, "exam needs a skill"),
+        ({"exam": "{skills: [loop], traps: [no-such-trap]}"}, "unknown family 'no-such-trap'"),
+        ({"exam": "{skills: [loop], scenarios: [space]}"}, "unknown 'space'"),
+        ({"exam": "{skills: [vibes]}"}, "exam.skills has unknown 'vibes'"),
+        ({"exam": "{traps: []}"}, "exam needs skills"),
     ],
 )
 def test_a_bad_frame_names_the_file_and_the_problem(notes_dir, meta, message):

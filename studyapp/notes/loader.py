@@ -131,14 +131,27 @@ def _key_points(path: Path, value) -> list[str]:
     return [render_inline(v) for v in value]
 
 
+#: Task statement 1.1's knowledge and skills, in the exam guide's words (issue 14 quotes them).
+GUIDE_SKILLS = {
+    "loop": "Continue on `tool_use`, stop on `end_turn`, append tool results between iterations.",
+    "model-driven": "Model-driven decisions versus pre-configured decision trees.",
+    "anti-patterns": "Avoid parsing natural language to decide termination, an arbitrary "
+    "iteration cap as the primary stop, and assistant text as the completion signal.",
+}
+
+
 def _exam_frame(path: Path, value) -> dict:
-    """The "on the exam" box: the task-statement skill, its scenarios and trap families."""
+    """The "on the exam" box: the guide's skills it serves, how, its scenarios and traps."""
     from quizzes.schema import FAMILIES  # a plain module: no Django models
 
     if value is None:
         return {}
-    if not isinstance(value, dict) or not isinstance(value.get("skill"), str):
-        raise NoteError(f"{path}: exam needs a skill (the guide's words it serves)")
+    skills = value.get("skills") if isinstance(value, dict) else None
+    if not isinstance(skills, list) or not skills:
+        raise NoteError(f"{path}: exam needs skills: one or more of {', '.join(GUIDE_SKILLS)}")
+    unknown = [k for k in skills if k not in GUIDE_SKILLS]
+    if unknown:
+        raise NoteError(f"{path}: exam.skills has unknown {unknown[0]!r}")
     scenarios = value.get("scenarios") or []
     unknown = [s for s in scenarios if s not in SCENARIOS]
     if unknown:
@@ -148,7 +161,8 @@ def _exam_frame(path: Path, value) -> dict:
     if unknown:
         raise NoteError(f"{path}: exam.traps has unknown family {unknown[0]!r}")
     return {
-        "skill": render_inline(value["skill"]),
+        "skills": [render_inline(GUIDE_SKILLS[k]) for k in skills],
+        "how": render_inline(str(value.get("how", ""))) if value.get("how") else "",
         "scenarios": [{"slug": s, "label": SCENARIOS[s]} for s in scenarios],
         "traps": [{"family": t, "description": FAMILIES[t]} for t in traps],
     }
