@@ -365,3 +365,16 @@ def test_each_gap_has_a_sourced_section_and_three_bank_questions(ref, notes):
     assert not result.problems, result.problems
     mine = [q for q in result.questions if q["notes"] == ref]
     assert len(mine) >= 3, ref
+
+
+@pytest.mark.parametrize(
+    ("run", "note"),
+    [("injected-order-note", "rules-in-code"), ("approval-declined", "observability")],
+)
+def test_gap_library_runs_replay_clean_and_are_linked_from_their_note(run, note, notes):
+    from studyapp.sandbox.library import library as run_library
+
+    found = run_library().runs()[run]
+    assert found.findings == [], [f.rule for f in found.findings]
+    assert found.stop_reasons[-1] == "end_turn"
+    assert f'href="/sandbox/{run}/steps/' in notes[note].html
