@@ -211,9 +211,12 @@ def test_a_missing_or_foreign_answer_says_what_to_do(client, three):
     q = three[0]
     url = f"/notes/stop-reasons/check/{q.slug}/"
     r = client.post(url, {}, headers={"HX-Request": "true"})
-    assert r.status_code == 422 and "Choose one answer first." in r.content.decode()
+    assert r.status_code == 200 and "Choose one answer first." in r.content.decode()
+    assert 'role="alert"' in r.content.decode() and "Right." not in r.content.decode()
     r = client.post(url, {"choice": "not-a-key"}, headers={"HX-Request": "true"})
-    assert r.status_code == 422 and "not one of this question" in r.content.decode()
+    assert r.status_code == 200 and "not one of this question" in r.content.decode()
+    r = client.post(url, {})  # without JavaScript: the whole note, the message at the item
+    assert r.status_code == 200 and "Choose one answer first." in r.content.decode()
     assert client.post("/notes/stop-reasons/check/no-such-question/", {}).status_code == 404
     assert client.post("/notes/no-such-note/check/c-single/", {}).status_code == 404
     assert client.get(url).status_code == 405

@@ -65,7 +65,8 @@ def check_answer(request, slug: str, question: str):
         ctx = checks.item(note, q, position, post=request.POST)
         ctx["note"] = note
         ctx["subtopic_labels"] = SUBTOPIC_LABELS
-        return render(request, "notes/_check_item.html", ctx, status=422 if ctx["error"] else 200)
+        # 200 even for a missing answer: htmx swaps only 2xx responses, and the message must show.
+        return render(request, "notes/_check_item.html", ctx)
     return _detail(request, note, answered=(q, request.POST))
 
 

@@ -121,6 +121,11 @@ def test_check_yourself_answers_inline_with_htmx(page, live_server):
     page.goto(live_server.url + "/notes/stop-reasons/")
     item = page.locator("#check-br-single")
     expect(item.get_by_text("WHY-A-RIGHT")).to_have_count(0)
+    item.get_by_role("button", name="Check my answer").click()  # nothing chosen yet
+    expect(page.locator("#check-br-single").get_by_role("alert")).to_have_text(
+        "Choose one answer first."
+    )
+    item = page.locator("#check-br-single")
     item.get_by_label(wrong.text).check()
     item.get_by_role("button", name="Check my answer").click()
     expect(page.locator("#check-br-single .verdict")).to_have_text("Not quite.")
