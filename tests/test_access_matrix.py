@@ -77,6 +77,12 @@ MATRIX: dict[str, Row] = {
     "notes:index": Row(PUBLIC),
     "notes:changes": Row(PUBLIC),
     "notes:detail": Row(PUBLIC, lambda w: {"slug": w.note}),
+    "notes:search": Row(PUBLIC),
+    "notes:cheat_sheet": Row(PUBLIC),
+    "notes:blueprint": Row(PUBLIC),
+    # Reading progress and check-yourself answers: POSTs on the visitor's own behalf.
+    "notes:read": Row(POST_ONLY, lambda w: {"slug": w.note}),
+    "notes:check": Row(POST_ONLY, lambda w: {"slug": w.note, "question": w.slug}),
     "login": Row(PUBLIC),
     "logout": Row(everyone(405)),  # log-out is a POST (Django 5)
     "signup": Row(PUBLIC),

@@ -31,9 +31,33 @@
     tick();
   }
 
+  // Notes: mark a note read once the reader scrolls to its end. Without JavaScript (or
+  // htmx) the "Mark as read" button does the same.
+  function autoRead() {
+    var box = document.getElementById("read-status");
+    if (!box || box.dataset.autoRead !== "on" || !window.htmx) return;
+    if (!("IntersectionObserver" in window)) return;
+    var visible = false, scrolled = false, sent = false;
+    function maybeSend() {
+      if (sent || !visible || !scrolled) return;
+      var form = box.querySelector("form");
+      if (!form || !form.requestSubmit) return;
+      sent = true;
+      observer.disconnect();
+      form.requestSubmit();
+    }
+    var observer = new IntersectionObserver(function (entries) {
+      visible = entries.some(function (e) { return e.isIntersecting; });
+      maybeSend();
+    });
+    observer.observe(box);
+    window.addEventListener("scroll", function () { scrolled = true; maybeSend(); }, { passive: true });
+  }
+
   function init() {
     var timer = document.getElementById("timer");
     if (timer) startTimer(timer);
+    autoRead();
   }
 
   // When an autosave cannot reach the server, say so where the learner looks.

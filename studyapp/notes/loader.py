@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 
-from studyapp.rendering import render_markdown
+from studyapp.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
 
@@ -39,6 +39,9 @@ class Note:
     toc: list[dict]
     path: Path
     anchors: set[str] = field(default_factory=set)
+    key_points: list[str] = field(default_factory=list)  # rendered inline Markdown
+    exam: dict = field(default_factory=dict)  # skill, scenarios, traps: the exam's frame
+    check_yourself: list[str] = field(default_factory=list)  # question slugs, optional
     previous: Note | None = None
     next: Note | None = None
 
@@ -74,8 +77,14 @@ def parse_note(path: Path) -> Note:
             f"{path}: unknown marker [[today:{unknown[0]}]]; the known ids are "
             f"{', '.join(k[6:] for k in BLOCKS if k.startswith('today:'))}"
         )
+    key_points = _key_points(path, meta.get("key_points"))
+    exam = _exam_frame(path, meta.get("exam"))
+    check = meta.get("check_yourself") or []
+    if not isinstance(check, list) or not all(isinstance(c, str) for c in check):
+        raise NoteError(f"{path}: check_yourself must list question slugs")
     rendered = render_markdown(body, blocks=BLOCKS, toc=True)
-    anchors = set(re.findall(r'\sid="([^"]+)"', rendered.html))
+    html = _wrap_tables(rendered.html)
+    anchors = set(re.findall(r'\sid="([^"]+)"', html))
     return Note(
         slug=slug,
         title=str(meta["title"]),
@@ -84,11 +93,88 @@ def parse_note(path: Path) -> Note:
         subtopics=list(meta["subtopics"]),
         sources=sources,
         last_verified=verified,
-        html=rendered.html,
+        html=html,
         toc=[t for t in rendered.toc if t["level"] == 2],
         path=path,
         anchors=anchors,
+        key_points=key_points,
+        exam=exam,
+        check_yourself=list(check),
     )
+
+
+def _wrap_tables(html: str) -> str:
+    """Authored tables scroll inside a focusable region, so a phone page never scrolls sideways."""
+    count = 0
+
+    def wrap(m):
+        nonlocal count
+        count += 1
+        return (
+            f'<div class="table-wrap" role="region" tabindex="0" aria-label="Table {count}">'
+            f"{m[0]}</div>"
+        )
+
+    return re.sub(r"<table>.*?</table>", wrap, html, flags=re.DOTALL)
+
+
+#: The six scenarios of the exam guide, plus "general" for a point that serves all of them.
+SCENARIOS = {
+    "customer-support": "Customer support resolution agent",
+    "code-generation": "Code generation with Claude Code",
+    "multi-agent-research": "Multi-agent research system",
+    "developer-productivity": "Developer productivity with Claude",
+    "ci-cd": "Claude Code for continuous integration",
+    "structured-extraction": "Structured data extraction",
+}
+
+
+def _key_points(path: Path, value) -> list[str]:
+    """3 to 6 short Markdown points, what to remember for the exam; optional per note."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise NoteError(f"{path}: key_points must be a list of short texts")
+    if not 3 <= len(value) <= 6:
+        raise NoteError(f"{path}: key_points needs 3 to 6 points (has {len(value)})")
+    return [render_inline(v) for v in value]
+
+
+#: Task statement 1.1's knowledge and skills, in the exam guide's words (issue 14 quotes them).
+GUIDE_SKILLS = {
+    "loop": "Continue on `tool_use`, stop on `end_turn`, append tool results between iterations.",
+    "model-driven": "Model-driven decisions versus pre-configured decision trees.",
+    "anti-patterns": "Avoid parsing natural language to decide termination, an arbitrary "
+    "iteration cap as the primary stop, and assistant text as the completion signal.",
+}
+
+
+def _exam_frame(path: Path, value) -> dict:
+    """The "on the exam" box: the guide's skills it serves, how, its scenarios and traps."""
+    from quizzes.schema import FAMILIES  # a plain module: no Django models
+
+    if value is None:
+        return {}
+    skills = value.get("skills") if isinstance(value, dict) else None
+    if not isinstance(skills, list) or not skills:
+        raise NoteError(f"{path}: exam needs skills: one or more of {', '.join(GUIDE_SKILLS)}")
+    unknown = [k for k in skills if k not in GUIDE_SKILLS]
+    if unknown:
+        raise NoteError(f"{path}: exam.skills has unknown {unknown[0]!r}")
+    scenarios = value.get("scenarios") or []
+    unknown = [s for s in scenarios if s not in SCENARIOS]
+    if unknown:
+        raise NoteError(f"{path}: exam.scenarios has unknown {unknown[0]!r}")
+    traps = value.get("traps") or []
+    unknown = [t for t in traps if t not in FAMILIES]
+    if unknown:
+        raise NoteError(f"{path}: exam.traps has unknown family {unknown[0]!r}")
+    return {
+        "skills": [render_inline(GUIDE_SKILLS[k]) for k in skills],
+        "how": render_inline(str(value.get("how", ""))) if value.get("how") else "",
+        "scenarios": [{"slug": s, "label": SCENARIOS[s]} for s in scenarios],
+        "traps": [{"family": t, "description": FAMILIES[t]} for t in traps],
+    }
 
 
 class NoteLibrary:

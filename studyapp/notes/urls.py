@@ -4,7 +4,12 @@ from . import views
 
 app_name = "notes"
 urlpatterns = [
+    path("search/", views.search_page, name="search"),
+    path("cheat-sheet/", views.cheat_sheet, name="cheat_sheet"),
+    path("exam-blueprint/", views.exam_blueprint, name="blueprint"),
     path("", views.note_index, name="index"),
     path("changes/", views.changes, name="changes"),
     path("<str:slug>/", views.note_detail, name="detail"),
+    path("<str:slug>/read/", views.mark_read, name="read"),
+    path("<str:slug>/check/<slug:question>/", views.check_answer, name="check"),
 ]

@@ -1,0 +1,61 @@
+"""Check yourself: three bank questions at the end of a note, graded on the server."""
+
+from __future__ import annotations
+
+import zlib
+
+from django.db.models import Case, IntegerField, Q, Value, When
+
+from quizzes import grading, presentation
+from quizzes.models import Question
+
+from .loader import Note
+
+#: Kinds a learner can answer inline, under a note, without a page of its own.
+INLINE_KINDS = ("single", "multiple", "truefalse", "next_action")
+PER_NOTE = 3
+
+
+def seed_for(note: Note) -> int:
+    """The same option order for every reader of a note, so a no-JS reload shows the same."""
+    return zlib.crc32(note.slug.encode())
+
+
+def questions_for(note: Note) -> list[Question]:
+    """Up to three published questions that test this note: 2 queries, whatever the bank size.
+
+    A note may name its questions (front matter ``check_yourself``); otherwise the bank's
+    questions whose notes reference points into this note come first, then the note's
+    subtopics, easiest first, so the choice is stable between readers.
+    """
+    qs = Question.objects.published().filter(kind__in=INLINE_KINDS).prefetch_related("options")
+    if note.check_yourself:
+        order = {slug: i for i, slug in enumerate(note.check_yourself)}
+        found = list(qs.filter(slug__in=note.check_yourself))
+        return sorted(found, key=lambda q: order[q.slug])[:PER_NOTE]
+    qs = qs.filter(Q(notes_ref__startswith=f"{note.slug}#") | Q(subtopic__in=note.subtopics))
+    qs = qs.annotate(
+        here=Case(
+            When(notes_ref__startswith=f"{note.slug}#", then=Value(0)),
+            default=Value(1),
+            output_field=IntegerField(),
+        )
+    )
+    return list(qs.order_by("here", "difficulty", "slug")[:PER_NOTE])
+
+
+def item(note: Note, question: Question, number: int, *, post=None) -> dict:
+    """One check-yourself item: its inputs, and the feedback once an answer was posted."""
+    ctx = {"question": question, "number": number, "error": "", "fb": None, "answer": None}
+    if post is not None:
+        spec = question.grading_spec()
+        try:
+            answer = grading.parse_answer(spec, post)
+        except grading.AnswerError as e:
+            ctx["error"] = str(e) or "Choose an answer first."
+        else:
+            graded = grading.grade(spec, answer)
+            ctx["answer"] = answer
+            ctx["fb"] = presentation.feedback(question, answer, graded.score)
+    ctx["form_ctx"] = presentation.present(question, seed_for(note), ctx["answer"])
+    return ctx
