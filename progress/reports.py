@@ -91,7 +91,7 @@ def exam_history(owner: Owner) -> list[dict]:
     """The last submitted exams, oldest first (one query)."""
     exams = list(
         Attempt.objects.owned_by(owner)
-        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False)
+        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
         .order_by("-submitted_at")
         .values("id", "submitted_at", "score", "question_count")[:EXAM_HISTORY]
     )

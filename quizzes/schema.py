@@ -16,6 +16,8 @@ import yaml
 
 from studyapp.agentloop import catalogue
 
+from .scenarios import SCENARIO_CHOICES
+
 KINDS = (
     "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
 )  # fmt: skip
@@ -198,6 +200,19 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         "data": {},
         "line": q.line,
     }
+    # Optional tags, kept out of the parsed form when absent so untagged items keep their hash.
+    scenario = q.get("scenario")
+    if scenario is not None:
+        if scenario not in SCENARIO_CHOICES:
+            c.err(f"scenario must be one of {', '.join(SCENARIO_CHOICES)} (got {scenario!r})")
+        else:
+            out["scenario"] = scenario
+    cluster = q.get("cluster")
+    if cluster is not None:
+        if not isinstance(cluster, str) or not SLUG_RE.match(cluster) or len(cluster) > 60:
+            c.err("cluster must be a slug (lowercase letters, digits, hyphens; at most 60)")
+        else:
+            out["cluster"] = cluster
     if kind in CHOICE_KINDS and kind != "next_action":
         _check_options(c, q, kind, out)
     elif kind == "next_action":
