@@ -69,6 +69,8 @@ FAMILIES: dict[str, str] = {
     "invented-api": "relies on something that does not exist, such as an Agent SDK run()",
     "over-engineered": "adds machinery where a parameter or a line of code fixes the cause",
     "misread-contract": "gets a field name, shape, default or limit of the API wrong",
+    "scripted-flow": "hard-codes the sequence of tool calls, or ends the loop on a planned step, "
+    "instead of letting the model decide from each result",
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NOTES_RE = re.compile(r"^[a-z0-9-]+#[a-z0-9-]+$")

@@ -23,6 +23,7 @@ FAMILY_NAMES: dict[str, str] = {
     "invented-api": "Invented API",
     "over-engineered": "Over-engineered fix",
     "misread-contract": "Misread API contract",
+    "scripted-flow": "Scripted flow instead of a loop",
 }
 
 #: Titles of the sources the bank cites most; others get a title from their address.
