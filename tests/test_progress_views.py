@@ -136,7 +136,7 @@ def test_the_dashboard_shows_mastery_seen_and_due_weakest_first(client, guards_b
     rows = re.findall(r'<tr data-subtopic="([a-z-]+)">(.*?)</tr>', html, re.S)
     assert [slug for slug, _ in rows][:2] == ["guards", "tool-choice"]  # weakest first
     guards = dict(rows)["guards"]
-    assert "0%" in guards and "2 of 2" in guards
+    assert "25% <span" in guards and "0 of 2 right" in guards and "2 of 2" in guards
     assert "<td>1</td>" in guards  # one concept due
     assert re.search(r'id="due-total">2<', html)
     assert '<input type="hidden" name="subtopics" value="guards">' in html
