@@ -237,7 +237,7 @@ def test_other_learners_never_see_my_progress(client, learner, other_learner, gu
     client.force_login(other_learner)
     html = client.get("/me/").content.decode()
     assert "Nothing to show yet" in html
-    assert "turn-cap" not in client.get("/review/").content.decode()
+    assert "Turn cap" not in client.get("/review/").content.decode()
 
 
 # --- review queue -------------------------------------------------------------------------
@@ -251,11 +251,11 @@ def test_a_missed_concept_is_due_tomorrow_then_reviewed_with_the_other_question(
     client.post(f"/practice/{attempt.pk}/1/", {"choice": option(r1, correct=False)})
     html = client.get("/review/").content.decode()
     assert "Nothing is due right now" in html
-    assert re.search(r"<strong>turn-cap</strong>: due <time[^>]*>tomorrow</time>", html)
+    assert re.search(r"<strong>Turn cap</strong>, due <time[^>]*>tomorrow</time>", html)
 
     days_pass(1.01)
     html = client.get("/review/").content.decode()
-    assert "Start reviewing" in html and "turn-cap" in html.split('id="due-list"')[1]
+    assert "Start reviewing" in html and "Turn cap" in html.split('id="due-list"')[1]
     started = client.post("/review/start/")
     review = Attempt.objects.order_by("-pk").first()
     assert started["Location"] == f"/practice/{review.pk}/1/"
@@ -328,8 +328,8 @@ def test_the_review_page_runs_the_same_queries_however_many_cards(
     # session, desired retention, the learner's cards
     with django_assert_num_queries(3):
         html = client.get("/review/").content.decode()
-    items = re.findall(r"<strong>(c-\d+)</strong>", html.split('id="due-list"')[1])
-    assert items == [f"c-{i}" for i in range(n_cards)]  # least stable, so most forgotten, first
+    items = re.findall(r"<strong>(C \d+)</strong>", html.split('id="due-list"')[1])
+    assert items == [f"C {i}" for i in range(n_cards)]  # least stable, so most forgotten, first
 
 
 def test_answering_adds_a_fixed_number_of_queries_for_the_review(
