@@ -230,15 +230,18 @@ def study_ahead_start(*, owner: Owner, now: datetime, limit: int = REVIEW_BATCH)
         .distinct()
     )
     by_subtopic: dict[str, list[str]] = {}
+    placed: set[str] = set()  # a concept can span subtopics: offer it once
     for concept, subtopic in bank:
-        if concept not in by_subtopic.setdefault(subtopic, []):
-            by_subtopic[subtopic].append(concept)
+        if concept not in placed:
+            placed.add(concept)
+            by_subtopic.setdefault(subtopic, []).append(concept)
     fresh: list[str] = []
     while any(by_subtopic.values()) and len(fresh) < limit:  # round-robin over subtopics
         for concepts in by_subtopic.values():
             if concepts and len(fresh) < limit:
                 fresh.append(concepts.pop(0))
-    concepts = fresh + [c.concept for c in upcoming][: max(0, limit - len(fresh))]
+    concepts = fresh + [c.concept for c in upcoming if c.concept not in placed]
+    concepts = list(dict.fromkeys(concepts))[:limit]
     chosen = _least_seen(owner, concepts)
     ids = [chosen[c] for c in concepts if c in chosen][:limit]
     if not ids:

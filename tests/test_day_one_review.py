@@ -92,8 +92,7 @@ def test_review_concepts_are_named_in_words(client, bank, settings):
     attempt = client.post("/practice/", {"which": "all", "count": 5})
     attempt = Attempt.objects.get()
     r = attempt.responses.select_related("question").get(position=1)
-    wrong = {"choice": "nope"} if r.question.kind != "single" else None
-    client.post(f"/practice/{attempt.pk}/1/", wrong or _right_answer(r.question))
+    client.post(f"/practice/{attempt.pk}/1/", _right_answer(r.question))
     ConceptCard.objects.update(due=timezone.now() - timedelta(days=1))
     html = client.get("/review/").content.decode()
     slug = r.question.concept  # e.g. "b-16"
@@ -145,3 +144,14 @@ def test_the_anki_export_holds_every_flashcard_and_the_missed_questions(client, 
 def test_a_visitor_without_history_gets_the_flashcards_only(client, db):
     notes = _apkg_notes(client.get("/review/loopcraft.apkg").content)
     assert len(notes) == len(flashcards.all_cards())
+
+
+def test_study_ahead_offers_a_concept_spanning_two_subtopics_once(client, bank):
+    from quizzes.models import Question
+
+    Question.objects.filter(slug__in=["b-0", "b-1"]).update(concept="shared")  # two subtopics
+    client.post("/review/ahead/")
+    concepts = [
+        r.question.concept for r in Attempt.objects.get().responses.select_related("question")
+    ]
+    assert len(concepts) == len(set(concepts)) == 10

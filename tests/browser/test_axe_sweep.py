@@ -11,6 +11,7 @@ PUBLIC = [
     "/", "/notes/", "/notes/tool-choice/", "/glossary/", "/traps/", "/practice/", "/exam/",
     "/sandbox/", "/sandbox/upload/", "/sandbox/live/", "/sandbox/thinking-tool-loop/steps/1/",
     "/sandbox/refusal/predict/1/", "/accounts/login/", "/accounts/signup/", "/me/", "/review/",
+    "/review/cards/",
     "/no-such-page/",
 ]  # fmt: skip
 INSTRUCTOR = [

@@ -52,7 +52,7 @@ def test_a_mock_exam_with_the_keyboard_alone(kb, live_server, assert_accessible)
     kb.goto(live_server.url + "/exam/")
     tab_to(kb, "select")
     kb.keyboard.press("Home")  # the first size: 5 questions
-    tab_to(kb, "button", name="Start the exam")
+    tab_to(kb, "button", name="Start the topic mock")
     kb.keyboard.press("Enter")
     expect(kb.get_by_role("heading", level=1)).to_contain_text("Question 1")
 
