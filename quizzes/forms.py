@@ -40,8 +40,8 @@ class CcafForm(forms.Form):
         choices=[
             (
                 n,
-                f"{n} per scenario: {n * CCAF_SCENARIOS_PER_EXAM} questions "
-                f"({2 * n * CCAF_SCENARIOS_PER_EXAM} minutes)",
+                f"{n} each: {n * CCAF_SCENARIOS_PER_EXAM} questions, "
+                f"{2 * n * CCAF_SCENARIOS_PER_EXAM} min",
             )
             for n in CCAF_PER_SCENARIO
         ],
