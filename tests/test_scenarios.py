@@ -163,3 +163,21 @@ def test_general_items_never_enter_a_ccaf_exam(loaded):
     general = set(Question.objects.filter(scenario=GENERAL).values_list("id", flat=True))
     assert general
     assert not general & {row[0] for row in services.ccaf_pool()}
+
+
+def test_the_key_is_not_given_away_by_being_the_longest_option(real_bank):
+    """Test-wise candidates pick the longest option; in scenario items that must not pay."""
+    singles = [q for q in real_bank if q.get("scenario") in SCENARIOS]
+    longest = 0
+    for q in singles:
+        key = next(len(o["text"]) for o in q["options"] if o["correct"])
+        longest += key >= max(len(o["text"]) for o in q["options"] if not o["correct"])
+    assert longest / len(singles) <= 0.35, f"{longest} of {len(singles)} keys are the longest"
+
+
+def test_scenario_keys_are_spread_over_the_positions(real_bank):
+    singles = [q for q in real_bank if q.get("scenario") in SCENARIOS]
+    positions = Counter(
+        next(i for i, o in enumerate(q["options"]) if o["correct"]) for q in singles
+    )
+    assert max(positions.values()) / len(singles) <= 0.35, positions
