@@ -181,3 +181,16 @@ def test_scenario_keys_are_spread_over_the_positions(real_bank):
         next(i for i, o in enumerate(q["options"]) if o["correct"]) for q in singles
     )
     assert max(positions.values()) / len(singles) <= 0.35, positions
+
+
+def test_scenario_and_cluster_survive_export_and_the_editor(loaded):
+    from authoring.services import question_parsed
+    from quizzes.importing import question_to_bank
+
+    q = Question.objects.current().get(slug="cs-two-lookups-one-message")
+    exported = question_to_bank(q)
+    assert exported["scenario"] == "customer-support"
+    assert exported["cluster"] == "results-split-across-messages"
+    parsed = question_parsed(q)
+    assert parsed["scenario"] == "customer-support"
+    assert bank_mod.content_hash(parsed) == q.content_hash  # editing without change: no version
