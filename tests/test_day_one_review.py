@@ -155,3 +155,14 @@ def test_study_ahead_offers_a_concept_spanning_two_subtopics_once(client, bank):
         r.question.concept for r in Attempt.objects.get().responses.select_related("question")
     ]
     assert len(concepts) == len(set(concepts)) == 10
+
+
+@pytest.mark.parametrize("rated", [1, 10])
+def test_the_flashcard_page_runs_two_queries_however_many_cards(
+    client, db, django_assert_num_queries, rated
+):
+    for fc in flashcards.all_cards()[:rated]:
+        client.post("/review/cards/", {"card": fc.id, "rating": 3})
+    client.get("/review/cards/")  # the session exists
+    with django_assert_num_queries(2):  # session, the learner's cards
+        assert client.get("/review/cards/").status_code == 200

@@ -194,3 +194,13 @@ def test_scenario_and_cluster_survive_export_and_the_editor(loaded):
     parsed = question_parsed(q)
     assert parsed["scenario"] == "customer-support"
     assert bank_mod.content_hash(parsed) == q.content_hash  # editing without change: no version
+
+
+@pytest.mark.parametrize("per_scenario", [5, 8])
+def test_the_summary_table_runs_a_constant_number_of_queries(
+    client, loaded, django_assert_num_queries, per_scenario
+):
+    client.post("/exam/", {"format": "ccaf", "per_scenario": per_scenario})
+    attempt = Attempt.objects.get()
+    with django_assert_num_queries(4):  # session, attempt, navigator, stems
+        assert client.get(f"/exam/{attempt.pk}/summary/").status_code == 200
