@@ -35,8 +35,8 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "code-generation",
             "Code generation with Claude Code",
-            "Claude Code working in a developer's repository, reading, searching, editing and "
-            "running commands on the developer's machine.",
+            "Claude Code (or a coding agent built like it) working in a developer's repository: "
+            "reading, searching, editing and running commands on the developer's machine.",
             ("Read", "Grep", "Edit", "Bash"),
             "Make a requested change to the code base and leave the tests passing.",
         ),
