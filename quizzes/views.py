@@ -303,7 +303,9 @@ def exam_summary(request, pk: int):
         services.attempt_submit(attempt=attempt)
         return _closed_redirect(request, attempt, "Time ran out; your exam was submitted.")
     nav = _navigator(attempt)
-    stems = dict(attempt.responses.values_list("position", "question__stem").order_by("position"))
+    stems = dict(
+        attempt.responses.values_list("position", "question__stem_html").order_by("position")
+    )
     for row in nav:
         row["stem"] = stems.get(row["position"], "")
     return render(

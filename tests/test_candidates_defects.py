@@ -158,3 +158,15 @@ def test_signup_returns_to_the_page_the_learner_was_on(client, db):
 def test_the_me_page_links_sign_up_back_to_itself(client, bank):
     _practice(client)
     assert 'href="/accounts/signup/?next=/me/"' in client.get("/me/").content.decode()
+
+
+def test_question_text_in_summaries_reads_as_plain_text(client, db):
+    from .factories import make_question
+
+    q = make_question("single", "quoted")
+    q.stem_html = "<p>Use <code>&quot;end_turn&quot;</code> &amp; stop</p>"
+    q.save()
+    attempt = _practice(client)
+    html = client.get(f"/practice/{attempt.pk}/done/").content.decode()
+    assert "Question 1: Use &quot;end_turn&quot; &amp; stop" in html  # escaped once, no tags
+    assert "&amp;quot;" not in html and "<code>" not in html.split("summary-list")[1]

@@ -61,3 +61,13 @@ def times(n) -> str:
     except (TypeError, ValueError):
         return ""
     return f"{n} time" if n == 1 else f"{n} times"
+
+
+@register.filter
+def plain_text(html: str) -> str:
+    """Rendered HTML as plain text (tags gone, entities decoded); autoescaping runs after."""
+    import html as html_lib
+
+    from django.utils.html import strip_tags
+
+    return html_lib.unescape(strip_tags(html or "")).strip()
