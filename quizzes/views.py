@@ -124,6 +124,9 @@ def practice_question(request, pk: int, position: int):
         "form_ctx": presentation.present(response.question, attempt.seed, answer),
         "position": position,
         "next_position": position + 1 if position < attempt.question_count else None,
+        "brief": {"scenario": SCENARIOS[response.question.scenario]}
+        if response.question.scenario in SCENARIOS
+        else None,
     }
     if response.answered:
         ctx["fb"] = presentation.feedback(

@@ -204,3 +204,16 @@ def test_the_summary_table_runs_a_constant_number_of_queries(
     attempt = Attempt.objects.get()
     with django_assert_num_queries(4):  # session, attempt, navigator, stems
         assert client.get(f"/exam/{attempt.pk}/summary/").status_code == 200
+
+
+def test_practice_shows_a_scenario_items_brief(client, loaded):
+    q = Question.objects.current().get(slug="se-cut-record-call-retry")
+    attempt = services.attempt_start(
+        owner=services.Owner(None, "tok-brief"), mode="practice", question_ids=[q.pk], seed=1
+    )
+    session = client.session
+    session["owner_token"] = "tok-brief"
+    session.save()
+    html = client.get(f"/practice/{attempt.pk}/1/").content.decode()
+    assert "Scenario: <strong>Structured data extraction</strong>" in html
+    assert "record_invoice" in html.split('id="scenario-brief"')[1]
