@@ -88,6 +88,11 @@ def beta_quantile(p: float, a: float, b: float) -> float:
     return (low + high) / 2
 
 
+def _pct(share: float) -> int:
+    """A share as a whole percent, half up (as the templates' floatformat rounds)."""
+    return math.floor(100 * share + 0.5)
+
+
 @dataclass(frozen=True)
 class Estimate:
     right: int
@@ -100,15 +105,15 @@ class Estimate:
 
     @property
     def percent(self) -> int:
-        return round(100 * self.mean)
+        return _pct(self.mean)
 
     @property
     def low_percent(self) -> int:
-        return round(100 * self.low)
+        return _pct(self.low)
 
     @property
     def high_percent(self) -> int:
-        return round(100 * self.high)
+        return _pct(self.high)
 
     @property
     def text(self) -> str:

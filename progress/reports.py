@@ -140,7 +140,7 @@ def exam_history(owner: Owner) -> list[dict]:
         Attempt.objects.owned_by(owner)
         .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
         .order_by("-submitted_at")
-        .values("id", "submitted_at", "score", "question_count")[:EXAM_HISTORY]
+        .values("id", "submitted_at", "score", "question_count", "exam_format")[:EXAM_HISTORY]
     )
     exams.reverse()
     for i, e in enumerate(exams, 1):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 from django import template
 
 from quizzes import words
@@ -28,9 +30,11 @@ def pct(value) -> str:
     if value is None or value == "":
         return "–"
     try:
-        return f"{round(float(value))}%"
-    except (TypeError, ValueError):
+        # Half up, as floatformat rounds, so 64.5 reads 65% everywhere (round() would say 64).
+        whole = Decimal(str(float(value))).quantize(Decimal("1"), rounding=ROUND_HALF_UP)
+    except (TypeError, ValueError, ArithmeticError):
         return "–"
+    return f"{int(whole)}%"
 
 
 @register.filter
