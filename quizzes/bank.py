@@ -68,6 +68,7 @@ def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
         notes_ref=parsed["notes"],
         scenario=parsed.get("scenario", ""),
         cluster=parsed.get("cluster", ""),
+        idnumber=parsed.get("idnumber", ""),
         data=data,
         origin=origin,
         content_hash=digest,

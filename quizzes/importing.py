@@ -3,10 +3,11 @@
 ``import_preview`` reads a file and lists what would be created, updated or left unchanged, what
 is skipped and why, and every error with its line or XML element; nothing is written.
 ``import_apply`` writes a clean preview in one transaction (like Moodle's default "stop on
-error", a file with errors writes nothing). Questions imported from GIFT or XML become drafts,
-with the fields those formats lack filled from the form's defaults, so an instructor completes
-them before publishing. Imported questions are stored with origin "browser", so
-``manage.py loadcontent`` never retires or overwrites them.
+error", a file with errors writes nothing). Our own GIFT and XML exports carry the bank's
+metadata, so they come back exactly as they left; other GIFT and XML questions become drafts,
+with the fields those formats lack filled from the form's defaults. A new question gets origin
+"browser" (``manage.py loadcontent`` never retires or overwrites it); an update keeps the origin
+of the question it updates.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class Row:
     filled: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     parsed: dict = field(default_factory=dict, repr=False)
+    origin: str = "browser"  # kept from the question it updates; "browser" when new
+    number: int = 0  # place in a GIFT / XML file (per-answer choices in the preview use it)
+    source: object = field(default=None, repr=False)  # the MoodleQuestion read from the file
 
 
 @dataclass
@@ -94,7 +98,14 @@ def _validate(question: dict) -> tuple[dict | None, list[str]]:
 
 
 def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = None) -> Preview:
-    """What importing this text would do; reads the bank once and writes nothing."""
+    """What importing this text would do; reads the bank once and writes nothing.
+
+    Which question a file's question is decides only the file's own id: its Loopcraft slug
+    (YAML, or our metadata in GIFT and XML) or its Moodle idnumber. Without one, the question
+    is new, under a slug no question has yet, so an import never overwrites a question it did
+    not come from. An update keeps the question's origin (so ``loadcontent`` and the browser
+    agree on who owns it) and never unpublishes it.
+    """
     defaults = defaults or Defaults()
     fmt = detect(text) if fmt == "auto" else fmt
     if fmt not in FORMATS:
@@ -103,18 +114,44 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
     if len(text.encode()) > MAX_BYTES:
         preview.errors.append(Issue("file", "the file is larger than 2 MB"))
         return preview
-    candidates: list[tuple[str, dict, list[str], list[str]]] = []
+    current = {
+        q.slug: q
+        for q in Question.objects.current().only(
+            "slug", "content_hash", "status", "origin", "idnumber", "version"
+        )
+    }
+    by_idnumber = {q.idnumber: q.slug for q in current.values() if q.idnumber}
+    taken = set(Question.objects.values_list("slug", flat=True).distinct())
+    candidates: list[tuple[str, dict, list[str], list[str], object]] = []
     if fmt == "yaml":
         result = schema.parse_text(text, file="file")
         preview.errors += [Issue(f"line {p.line}", p.message, p.slug) for p in result.problems]
-        candidates = [(f"line {q['line']}", q, [], []) for q in result.questions]
+        candidates = [(f"line {q['line']}", q, [], [], None) for q in result.questions]
     else:
         parsed = READERS[fmt](text)
         preview.errors += parsed.errors
         used: set[str] = set()
         for n, mq in enumerate(parsed.questions, 1):
-            slug = _unique(mq.meta.get("slug") or slugify(mq.name, f"imported-{n}"), used)
-            mapped = to_bank(mq, defaults, slug)
+            same_name = ""
+            own = mq.meta.get("slug") or ""
+            target = own if own in current else by_idnumber.get(mq.idnumber or "")
+            if not target and mq.meta.get("idnumber"):
+                target = by_idnumber.get(mq.meta["idnumber"])
+            if target:
+                slug = target
+                used.add(slug)
+            else:  # new: a slug that no question (current or old) has, nor another in the file
+                base = (
+                    own if own and schema.SLUG_RE.match(own) else slugify(mq.name, f"imported-{n}")
+                )
+                slug = _unique(base, used | taken)
+                used.add(slug)
+                if base in taken:
+                    same_name = (
+                        f"a question {base} exists; this file gives no id for this one, "
+                        "so it is imported as a new question"
+                    )
+            mapped = to_bank(mq, defaults, slug, n)
             if mapped.skipped:
                 preview.skipped.append(Skip(mq.where, mq.name, mapped.skipped))
                 continue
@@ -126,17 +163,29 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
             if problems:
                 preview.errors += [Issue(mq.where, p, mq.name) for p in problems]
                 continue
-            candidates.append((mq.where, question, mapped.filled, mapped.warnings))
-    current = dict(Question.objects.current().values_list("slug", "content_hash"))
-    for where, question, filled, warnings in candidates:
-        digest = current.get(question["slug"])
-        action = "create" if digest is None else "update"
-        if digest == bank.content_hash(question):
+            warnings = mapped.warnings + ([same_name] if same_name else [])
+            candidates.append((mq.where, question, mapped.filled, warnings, (n, mq)))
+    for where, question, filled, warnings, source in candidates:
+        existing = current.get(question["slug"])
+        if (
+            existing is not None
+            and existing.status == "published"
+            and question["status"] != "published"
+        ):
+            question["status"] = "published"  # an import never unpublishes
+            warnings = [
+                *warnings,
+                "stays published (the file says draft; unpublish it in the editor)",
+            ]
+        action = "create" if existing is None else "update"
+        if existing is not None and existing.content_hash == bank.content_hash(question):
             action = "unchanged"
-        preview.rows.append(
-            Row(where, question["slug"], question["kind"], action, question["status"],
-                filled, warnings, question)
-        )  # fmt: skip
+        row = Row(where, question["slug"], question["kind"], action, question["status"],
+                  filled, warnings, question)  # fmt: skip
+        row.origin = existing.origin if existing is not None else Question.Origin.BROWSER
+        if source is not None:
+            row.number, row.source = source
+        preview.rows.append(row)
     return preview
 
 
@@ -167,7 +216,7 @@ def import_apply(preview: Preview) -> Preview:
         raise ValueError("Fix the errors in the file first: nothing was imported.")
     for row in preview.rows:
         if row.action != "unchanged":
-            bank.save_question(row.parsed, origin=Question.Origin.BROWSER)
+            bank.save_question(row.parsed, origin=row.origin)
     return preview
 
 
@@ -188,9 +237,11 @@ def question_to_bank(q: Question) -> dict:
         "stem": q.stem,
         "explanation": q.explanation,
     }
-    for tag in ("scenario", "cluster"):  # only when set, so untagged exports stay as they were
+    for tag in ("scenario", "cluster", "idnumber"):  # only when set: untagged exports stay as is
         if getattr(q, tag, ""):
             out[tag] = getattr(q, tag)
+    if (q.data or {}).get("today"):
+        out["today"] = q.data["today"]
     options = list(q.options.all())
     data = q.data or {}
     if q.kind in ("single", "multiple", "truefalse"):
@@ -231,7 +282,7 @@ def _choice(o, head: dict) -> dict:
     head["why"] = o.why
     if o.correct:
         head["correct"] = True
-    else:
+    elif o.family:  # an untagged wrong answer stays untagged
         head["family"] = o.family
     return head
 

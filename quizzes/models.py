@@ -60,6 +60,9 @@ class Question(models.Model):
     scenario = models.CharField(max_length=40, blank=True, default="")
     #: Items testing the same fact share a cluster; one exam draws at most one of them.
     cluster = models.SlugField(max_length=60, blank=True, default="")
+    #: Moodle's id of an imported question (XML <idnumber>): kept, exported, and an import
+    #: with the same idnumber updates this question rather than making a new one.
+    idnumber = models.CharField(max_length=100, blank=True, default="")
     data = models.JSONField(default=dict, blank=True)
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.FILE)
     content_hash = models.CharField(max_length=64)

@@ -148,6 +148,8 @@ class _Checker:
 
     def family(self, node: dict, where: str) -> str:
         fam = node.get("family")
+        if fam is None or fam == "":  # a wrong answer may be left untagged (no trap statistics)
+            return ""
         if fam not in FAMILIES:
             self.err(f"{where}family must be one of {', '.join(FAMILIES)} (got {fam!r})", node)
             return ""
@@ -215,6 +217,16 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
             c.err("cluster must be a slug (lowercase letters, digits, hyphens; at most 60)")
         else:
             out["cluster"] = cluster
+    idnumber = q.get("idnumber")
+    if idnumber is not None:  # Moodle's own id of an imported question, kept for round trips
+        if (
+            not isinstance(idnumber, (str, int))
+            or not str(idnumber).strip()
+            or len(str(idnumber)) > 100
+        ):
+            c.err("idnumber must be text of at most 100 characters")
+        else:
+            out["idnumber"] = str(idnumber)
     if kind in CHOICE_KINDS and kind != "next_action":
         _check_options(c, q, kind, out)
     elif kind == "next_action":

@@ -135,7 +135,7 @@ def _map(q, slug="s"):
     return to_bank(q, DEFAULTS, slug)
 
 
-def test_single_choice_maps_with_feedback_as_why_and_a_default_family(features):
+def test_single_choice_maps_with_feedback_as_why_and_no_trap_family(features):
     m = _map(features["Stop on max_tokens"])
     q = m.question
     assert (q["kind"], q["status"], q["subtopic"]) == ("single", "draft", "stop-reasons")
@@ -144,9 +144,9 @@ def test_single_choice_maps_with_feedback_as_why_and_a_default_family(features):
         "why": "The text was cut off.",
         "correct": True,
     }
-    assert q["options"][1]["family"] == "misread-contract"
+    assert "family" not in q["options"][1]  # untagged until the instructor picks one
     assert q["explanation"] == "max_tokens means the output limit was reached."
-    assert any("distractor family" in f for f in m.filled)
+    assert any("trap family left unset" in f for f in m.filled)
 
 
 def test_subtopic_from_a_bracketed_tag_in_the_name_wins_over_the_category(features):

@@ -22,13 +22,16 @@ def test_it_reads_every_question_with_its_element_path_and_category(features):
     assert {q.category for q in features.values()} == {"$course$/Top/tool-choice"}
 
 
-def test_single_choice_html_is_reduced_to_text_and_feedback_becomes_why(features):
+def test_single_choice_html_is_kept_sanitised_and_feedback_becomes_why(features):
     m = to_bank(features["Forced tool"], DEFAULTS, "forced")
     q = m.question
     assert q["kind"] == "single"
     assert q["subtopic"] == "tool-choice"  # from the category path
-    assert q["stem"] == "Which tool_choice forces one named tool?"
-    assert q["explanation"] == "Use type tool with a name."
+    assert (
+        q["stem"] == "<p>Which <code>tool_choice</code> forces <strong>one named</strong> tool?</p>"
+    )
+    assert q["explanation"] == "<p>Use type tool with a name.</p>"
+    assert m.question["idnumber"] == "tc-1"
     assert [(o["text"], o.get("correct", False), o["why"]) for o in q["options"]] == [
         ('{"type": "tool", "name": "x"}', True, "Names the tool."),
         ('{"type": "any"}', False, "Any tool, not one."),

@@ -31,7 +31,7 @@ from quizzes.schema import FAMILIES, SUBTOPICS
 
 FORMATS = ("yaml", "gift", "moodlexml")
 SUPPORTED_KINDS = ("single", "multiple", "truefalse", "matching")
-DEFAULT_FAMILY = "misread-contract"
+DEFAULT_FAMILY = ""  # wrong answers stay untagged unless the instructor picks a trap family
 MISSING_WHY = "TODO (imported without feedback): say why this option is right or wrong."
 MISSING_EXPLANATION = "TODO (imported without general feedback): explain the point taught."
 
@@ -83,6 +83,7 @@ class MoodleQuestion:
     answers: list[Answer] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # match: (left, right); "" = extra
     category: str = ""
+    idnumber: str = ""  # Moodle's own id of the question (XML <idnumber>), kept on import
     meta: dict = field(default_factory=dict)  # our own fields, when the file came from us
 
 
@@ -150,17 +151,45 @@ def slugify(text: str, fallback: str) -> str:
 
 
 _TAG_RE = re.compile(r"\[([a-z-]+)\]")
-_HTML_TAG_RE = re.compile(r"<[^>]+>")
+_HTML_TAG_RE = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)\b[^>]*>")
+_ATTR_RE = re.compile(r"\s([a-zA-Z-]+)\s*=")
+# Moodle's editors write <b> and <i>; the bank's allowlist says <strong> and <em>.
+_SYNONYMS = (("b", "strong"), ("i", "em"))
+
+
+def _keep(text: str, fmt: str) -> tuple[str, list[str]]:
+    """Text in the bank's Markdown: HTML is kept, sanitised with the notes' allowlist.
+
+    Returns the text and what sanitising removed (tags and attributes), so the preview can
+    warn about a picture or a recording the question may depend on.
+    """
+    text = text.strip()
+    if fmt != "html":
+        return text, []
+    from studyapp.rendering import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, sanitize
+
+    for old, new in _SYNONYMS:
+        text = re.sub(rf"<(/?){old}(\s[^>]*)?>", rf"<\1{new}\2>", text, flags=re.I)
+    removed: list[str] = []
+    for m in _HTML_TAG_RE.finditer(text):
+        tag = m[1].lower()
+        if tag not in ALLOWED_TAGS:
+            label = f"<{tag}>"
+        else:
+            bad = [
+                a
+                for a in _ATTR_RE.findall(m[0])
+                if a.lower() not in ALLOWED_ATTRIBUTES.get(tag, ())
+            ]
+            label = f"{' '.join(sorted(set(bad)))} on <{tag}>" if bad else ""
+        if label and label not in removed:
+            removed.append(label)
+    clean = sanitize(text).strip()
+    return clean, removed
 
 
 def _plain(text: str, fmt: str) -> str:
-    """Our bank is Markdown: HTML from Moodle is reduced to text (sanitised again on render)."""
-    if fmt == "html":
-        text = re.sub(r"<br\s*/?>|</p>\s*<p[^>]*>", "\n\n", text, flags=re.I)
-        text = _HTML_TAG_RE.sub("", text)
-        text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-        text = text.replace("&nbsp;", " ").replace("&amp;", "&")
-    return text.strip()
+    return _keep(text, fmt)[0]
 
 
 @dataclass
@@ -169,6 +198,10 @@ class Defaults:
     notes: str = ""
     source: str = ""
     family: str = DEFAULT_FAMILY
+    #: Moodle category path -> subtopic, chosen on the import form (remembered per category).
+    categories: dict = field(default_factory=dict)
+    #: (question number in the file, answer index) -> trap family set in the preview.
+    families: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -182,12 +215,14 @@ class Mapped:
     warnings: list[str] = field(default_factory=list)
 
 
-def _subtopic_for(q: MoodleQuestion) -> str:
+def _subtopic_for(q: MoodleQuestion, categories: dict | None = None) -> str:
     if q.meta.get("subtopic") in SUBTOPICS:
         return q.meta["subtopic"]
     for tag in _TAG_RE.findall(q.name):
         if tag in SUBTOPICS:
             return tag
+    if (categories or {}).get(q.category) in SUBTOPICS:
+        return categories[q.category]
     for part in reversed([p.strip().lower() for p in q.category.split("/")]):
         if part in SUBTOPICS:
             return part
@@ -249,8 +284,19 @@ def _kind_for(q: MoodleQuestion) -> tuple[str, str, list[str]]:
     return "multiple", "", warnings
 
 
-def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str) -> Mapped:
-    """Map one Moodle question onto our bank format; never guesses silently."""
+#: Bank fields GIFT and Moodle XML have no place for; they travel in our metadata.
+META_FIELDS = (
+    "slug", "version", "status", "subtopic", "concept", "difficulty", "notes", "sources",
+    "scenario", "cluster", "today", "idnumber",
+)  # fmt: skip
+
+
+def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str, number: int = 0) -> Mapped:
+    """Map one Moodle question onto our bank format; never guesses silently.
+
+    ``number`` is the question's place in the file (1-based): per-answer trap families chosen
+    in the preview are keyed by it.
+    """
     kind, reason, warnings = _kind_for(q)
     mapped = Mapped(source=q, warnings=warnings)
     if not kind:
@@ -258,7 +304,7 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str) -> Mapped:
         return mapped
     meta = q.meta
     filled = mapped.filled
-    subtopic = _subtopic_for(q)
+    subtopic = _subtopic_for(q, defaults.categories)
     if not subtopic:
         subtopic = defaults.subtopic
         filled.append(f"subtopic (default: {subtopic or 'none chosen'})")
@@ -268,7 +314,14 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str) -> Mapped:
     sources = meta.get("sources") or ([defaults.source] if defaults.source else [])
     if not meta.get("sources"):
         filled.append(f"source (default: {defaults.source or 'none chosen'})")
-    explanation = _plain(q.general_feedback, q.text_format)
+    removed: list[str] = []
+
+    def keep(text: str) -> str:
+        clean, gone = _keep(text, q.text_format)
+        removed.extend(g for g in gone if g not in removed)
+        return clean
+
+    explanation = keep(q.general_feedback)
     if not explanation:
         explanation = MISSING_EXPLANATION
         filled.append("explanation (no general feedback)")
@@ -278,14 +331,21 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str) -> Mapped:
         "subtopic": subtopic,
         "concept": meta.get("concept") or slug,
         "difficulty": meta.get("difficulty", 2),
-        "status": "draft",
+        "status": meta.get("status") if meta.get("status") in ("draft", "published") else "draft",
         "notes": notes,
         "sources": sources,
-        "stem": _plain(q.text, q.text_format),
+        "stem": keep(q.text),
         "explanation": explanation,
     }
+    for tag in ("scenario", "cluster", "today"):
+        if meta.get(tag):
+            out[tag] = meta[tag]
+    idnumber = meta.get("idnumber", "") if meta else q.idnumber
+    if idnumber:
+        out["idnumber"] = idnumber
     families = list(meta.get("families") or [])
-    missing_why = missing_family = 0
+    missing_why = 0
+    untagged = 0
     if kind == "matching":
         whys = list(meta.get("whys") or [])
         out["pairs"] = []
@@ -300,37 +360,38 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str) -> Mapped:
         out["options"] = []
         for i, a in enumerate(q.answers):
             correct = a.fraction > 0
-            option = {
-                "text": _plain(a.text, q.text_format),
-                "why": _plain(a.feedback, q.text_format),
-            }
+            option = {"text": keep(a.text), "why": keep(a.feedback)}
             if not option["why"]:
                 option["why"] = MISSING_WHY
                 missing_why += 1
             if correct:
                 option["correct"] = True
             else:
-                family = families[i] if i < len(families) and families[i] in FAMILIES else ""
-                if not family:
-                    family = defaults.family
-                    missing_family += 1
-                option["family"] = family
+                family = defaults.families.get((number, i), "")
+                if family not in FAMILIES:
+                    family = families[i] if i < len(families) else ""
+                if family not in FAMILIES:
+                    family = defaults.family if defaults.family in FAMILIES else ""
+                if family:
+                    option["family"] = family
+                else:
+                    untagged += 1
             out["options"].append(option)
     if missing_why:
         filled.append(f"why on {missing_why} answer(s) with no feedback")
-    if missing_family:
-        filled.append(f"distractor family on {missing_family} wrong answer(s) ({defaults.family})")
+    if untagged:
+        filled.append(f"trap family left unset on {untagged} wrong answer(s): set it below")
+    if removed:
+        mapped.warnings.append(
+            "removed by the sanitiser (not on the bank's allowlist): " + ", ".join(removed)
+        )
     mapped.question = out
     return mapped
 
 
 def meta_for(question: dict) -> dict:
     """The fields of a bank question that GIFT and Moodle XML have no place for."""
-    meta = {
-        k: question[k]
-        for k in ("slug", "subtopic", "concept", "difficulty", "notes", "sources")
-        if k in question
-    }
+    meta = {k: question[k] for k in META_FIELDS if question.get(k) not in (None, "")}
     if question["kind"] == "matching":
         meta["whys"] = [p["why"] for p in question["pairs"]]
     else:

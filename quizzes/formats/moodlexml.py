@@ -83,6 +83,7 @@ def parse(text: str) -> Parsed:
             text_format=_fmt(qtext),
             general_feedback=_text(node.find("generalfeedback")),
             category=category,
+            idnumber=_text(node, "idnumber"),
         )
         if qtext is None or (not q.text and qtype != "description"):
             result.errors.append(Issue(where + "/questiontext", MSG_NO_TEXT, name))
@@ -158,7 +159,7 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
         ET.SubElement(el, "defaultgrade").text = "1"
         ET.SubElement(el, "penalty").text = "1" if kind == "truefalse" else "0.3333333"
         ET.SubElement(el, "hidden").text = "0"
-        ET.SubElement(el, "idnumber").text = q["slug"]
+        ET.SubElement(el, "idnumber").text = q.get("idnumber") or q["slug"]
         if kind == "matching":
             ET.SubElement(el, "shuffleanswers").text = "true"
             for p in q["pairs"]:

@@ -1,0 +1,143 @@
+"""Issue 13, defects: importing never loses, unpublishes or overwrites what it did not come from."""
+# ruff: noqa: E501
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from quizzes import bank, importing
+from quizzes.formats import Defaults, moodlexml
+from quizzes.models import Question
+
+from .factories import make_question, question_yaml
+
+pytestmark = pytest.mark.django_db
+DEFAULTS = Defaults("stop-reasons", "stop-reasons#max-tokens", "https://example.com/doc")
+
+
+def _whole_bank():
+    paths = sorted((Path(settings.CONTENT_DIR) / "questions").glob("*.yaml"))
+    report = bank.load_bank(paths)
+    assert not report.problems
+    return paths
+
+
+def test_round_trip_of_the_whole_bank_in_every_format_is_byte_identical_and_keeps_it_published(
+    tmp_path,
+):
+    """Export -> import -> export gives the same bytes, and nothing changes in the database."""
+    paths = _whole_bank()
+    published = Question.objects.published().count()
+    rows = Question.objects.count()
+    assert published > 100
+    for fmt in ("gift", "moodlexml", "yaml"):
+        first, _ = importing.export_questions(fmt, importing.exportable())
+        preview = importing.import_preview(first, fmt)
+        assert preview.errors == [], fmt
+        assert {r.action for r in preview.rows} == {"unchanged"}, fmt
+        importing.import_apply(preview)
+        second, _ = importing.export_questions(fmt, importing.exportable())
+        assert second == first, fmt
+        assert Question.objects.published().count() == published, fmt
+        assert Question.objects.count() == rows, fmt
+    # And loadcontent still owns the file questions: nothing is "kept as authored in the browser".
+    report = bank.load_bank(paths)
+    assert report.skipped == [] and report.updated == [] and report.retired == []
+
+
+def test_reimporting_an_edited_export_updates_but_never_unpublishes_nor_takes_ownership():
+    q = make_question("single", slug="kept-published")
+    assert q.status == "published" and q.origin == "file"
+    text, _ = importing.export_questions("gift", importing.exportable())
+    text = text.replace('"status":"published"', '"status":"draft"').replace(
+        "WHY-A-RIGHT", "WHY-NEW"
+    )
+    preview = importing.import_preview(text, "gift")
+    row = preview.rows[0]
+    assert (row.slug, row.action, row.status) == ("kept-published", "update", "published")
+    assert any("stays published" in w for w in row.warnings)
+    importing.import_apply(preview)
+    now = Question.objects.current().get(slug="kept-published")
+    assert (now.version, now.status, now.origin) == (2, "published", "file")
+
+
+def test_a_name_that_slugifies_to_an_existing_slug_makes_a_new_question():
+    make_question("single", slug="stop-on-max-tokens")
+    text = "::Stop on max tokens::What now?{=Ask for more#Right.~Stop#Wrong.~Retry#Wrong.}"
+    preview = importing.import_preview(text, "gift", DEFAULTS)
+    assert [(r.slug, r.action) for r in preview.rows] == [("stop-on-max-tokens-2", "create")]
+    importing.import_apply(preview)
+    assert Question.objects.get(slug="stop-on-max-tokens").version == 1
+
+
+XML = """<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+  <question type="category"><category><text>$course$/Top/Week 3</text></category></question>
+  <question type="multichoice">
+    <name><text>Listen</text></name>
+    <questiontext format="html"><text><![CDATA[<p>Listen: <audio src="x.mp3"></audio> then pick the <b>bold</b> one. <a href="https://example.com/a" onclick="x()">docs</a></p>]]></text></questiontext>
+    <idnumber>week3-q1</idnumber>
+    <single>true</single>
+    <answer fraction="100" format="html"><text>A</text><feedback format="html"><text>yes</text></feedback></answer>
+    <answer fraction="0" format="html"><text>B</text><feedback format="html"><text>no</text></feedback></answer>
+    <answer fraction="0" format="html"><text>C</text><feedback format="html"><text>no</text></feedback></answer>
+  </question>
+</quiz>
+"""
+
+
+def test_moodle_html_is_kept_sanitised_with_a_warning_naming_what_was_removed():
+    row = importing.import_preview(XML, "moodlexml", DEFAULTS).rows[0]
+    stem = row.parsed["stem"]
+    assert "<strong>bold</strong>" in stem and 'href="https://example.com/a"' in stem
+    assert "audio" not in stem and "onclick" not in stem
+    warning = next(w for w in row.warnings if "removed" in w)
+    assert "<audio>" in warning and "onclick on <a>" in warning
+
+
+def test_idnumber_is_kept_exported_and_decides_which_question_an_import_updates():
+    importing.import_apply(importing.import_preview(XML, "moodlexml", DEFAULTS))
+    q = Question.objects.current().get(idnumber="week3-q1")
+    exported, _ = importing.export_questions("moodlexml", importing.exportable())
+    assert "<idnumber>week3-q1</idnumber>" in exported
+    edited = XML.replace("<name><text>Listen</text>", "<name><text>Renamed</text>").replace(
+        ">yes<", ">yes, A<"
+    )
+    row = importing.import_preview(edited, "moodlexml", DEFAULTS).rows[0]
+    assert (row.slug, row.action) == (q.slug, "update")
+
+
+def test_a_moodle_category_maps_to_the_subtopic_chosen_on_the_form():
+    d = Defaults(
+        "stop-reasons", "stop-reasons#max-tokens", "https://example.com/doc",
+        categories={"$course$/Top/Week 3": "tool-choice"},
+    )  # fmt: skip
+    row = importing.import_preview(XML, "moodlexml", d).rows[0]
+    assert row.parsed["subtopic"] == "tool-choice"
+    assert moodlexml.parse(XML).questions[0].category == "$course$/Top/Week 3"
+
+
+def test_imported_wrong_answers_are_untagged_unless_a_family_is_set_for_that_answer():
+    d = Defaults(
+        "stop-reasons", "stop-reasons#max-tokens", "https://example.com/doc",
+        families={(1, 2): "cap-as-control"},
+    )  # fmt: skip
+    options = importing.import_preview(XML, "moodlexml", d).rows[0].parsed["options"]
+    assert [o["family"] for o in options] == ["", "", "cap-as-control"]
+
+
+def test_loadcontent_restores_a_file_question_after_a_browser_import(tmp_path):
+    make_question("single", slug="from-file")
+    text, _ = importing.export_questions("gift", importing.exportable())
+    importing.import_apply(importing.import_preview(text.replace("WHY-A-RIGHT", "WHY-Z"), "gift"))
+    assert Question.objects.current().get(slug="from-file").origin == "file"
+    # loadcontent decides on file questions: restoring the file's text is not refused.
+    path = tmp_path / "bank.yaml"
+    path.write_text(textwrap.dedent("questions:\n" + question_yaml("single", "from-file")))
+    again = bank.load_bank([path], retire_missing=False)
+    assert (again.skipped, again.updated) == ([], ["from-file"])
+    assert Question.objects.current().get(slug="from-file").options.get(correct=True).why == (
+        "WHY-A-RIGHT"
+    )
