@@ -293,7 +293,15 @@ def check(question: dict) -> tuple[dict | None, list[str]]:
     """Run the bank's own validation on one question, exactly as a file with it would be read."""
     text = yaml.safe_dump({"questions": [question]}, allow_unicode=True, sort_keys=False)
     result = schema.parse_text(text, file="editor")
-    return (result.questions[0] if result.questions else None), [p.message for p in result.problems]
+    problems = [p.message for p in result.problems]
+    # Files and imports may leave a wrong answer untagged; a question written here names its trap.
+    key = {"next_action": "choices"}.get(question.get("kind"), "options")
+    if question.get("kind") in ("single", "multiple", "truefalse", "next_action"):
+        for i, o in enumerate(question.get(key) or [], 1):
+            if isinstance(o, dict) and not o.get("correct") and not o.get("family"):
+                problems.append(f"{key}[{i}].family must be one of {', '.join(schema.FAMILIES)}")
+    parsed = result.questions[0] if result.questions and not problems else None
+    return parsed, problems
 
 
 # --- putting the schema's messages next to the fields ----------------------------------------

@@ -13,7 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
-from quizzes import presentation, stats
+from quizzes import grading, presentation, stats
 from quizzes.models import Question
 from quizzes.owners import get_owner
 from quizzes.schema import KINDS
@@ -127,10 +127,13 @@ def _validate(form, rows, *, status: str, slug_if_blank: str = "") -> tuple[dict
 
 def _preview_context(parsed: dict) -> dict:
     def look(question):
+        # What a candidate sees after a right answer: graded, so the preview can't lie.
+        answer = presentation.right_answer(question)
+        score = grading.grade(question.grading_spec(), answer).score
         return {
             "question": question,
             "form_ctx": presentation.present(question, 0),
-            "fb": presentation.feedback(question, {}, None),
+            "fb": presentation.feedback(question, answer, score),
         }
 
     return services.preview(parsed, look)

@@ -89,6 +89,27 @@ def response_view(response: dict) -> dict:
     }
 
 
+def right_answer(question: Question) -> dict:
+    """An answer that earns full marks, in the form the grader reads (for author previews)."""
+    options = list(question.options.all())
+    data = question.data or {}
+    if question.kind == "next_action":
+        return {"choice": catalogue.next_action(data["response"])}
+    if question.kind == "multiple":
+        return {"choices": [o.key for o in options if o.correct]}
+    if question.kind in ("single", "truefalse"):
+        return {"choice": next((o.key for o in options if o.correct), "")}
+    if question.kind == "ordering":
+        return {"order": [o.key for o in sorted(options, key=lambda o: o.position)]}
+    if question.kind == "matching":
+        return {"matches": {o.key: o.match for o in options}}
+    if question.kind == "json":
+        return {"text": json.dumps((data.get("accept") or [None])[0], indent=2)}
+    if question.kind == "fix":
+        return {"text": json.dumps(data.get("sample_fix", []), indent=2)}
+    return {}
+
+
 def feedback(
     question: Question, answer: dict, score: float | None, seed: int | None = None
 ) -> dict:

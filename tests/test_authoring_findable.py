@@ -1,0 +1,106 @@
+"""Issue 13: the instructor tools can be found, and the preview shows what a right answer earns."""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group
+from django.urls import reverse
+
+from quizzes.schema import KINDS
+
+from .factories import make_question
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def instructor(client, django_user_model):
+    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
+    user.groups.add(Group.objects.get(name="Instructors"))
+    client.force_login(user)
+    return user
+
+
+SUBNAV = ["Questions", "New", "Import", "Export", "Statistics", "Reports"]
+
+
+@pytest.mark.parametrize(
+    "name", ["author:index", "author:question_new", "author:import", "author:export",
+             "author:stats", "author:reports"],
+)  # fmt: skip
+def test_every_author_page_has_the_instructor_sub_navigation(client, instructor, name):
+    html = client.get(reverse(name)).content.decode()
+    nav = re.search(r'<nav aria-label="Instructor tools".*?</nav>', html, re.S)
+    assert nav, name
+    labels = re.findall(r"<a [^>]*>([^<]+)</a>", nav[0])
+    assert labels == SUBNAV
+    assert nav[0].count('aria-current="page"') == 1
+
+
+def test_learners_do_not_see_the_instructor_tools(client, learner):
+    client.force_login(learner)
+    q = make_question("single", slug="rep")
+    html = client.get(reverse("author:report_problem", args=[q.slug])).content.decode()
+    assert "Instructor tools" not in html
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_preview_of_a_right_answer_says_right_and_shows_the_explanation_once(
+    client, instructor, kind
+):
+    q = make_question(kind, slug=f"p-{kind.replace('_', '-')}")
+    html = client.get(reverse("author:question_edit", args=[q.slug])).content.decode()
+    preview = html[html.index('id="preview"') :]
+    assert "Not answered." not in preview
+    assert "<strong>Right.</strong>" in preview
+    assert preview.count(f"General explanation of {q.slug}") == 1
+
+
+def test_the_readme_createinstructor_command_works_as_written(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    line = re.search(r"`([^`]*manage\.py createinstructor[^`]*)`", readme)[1]
+    command = line.replace("NAME", "alice").replace("…", "pw-alice-12345")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")
+    }
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    parts = shlex.split(command)
+    assignments = [p for p in parts if re.match(r"^[A-Z_]+=", p)]
+    for a in assignments:
+        key, _, value = a.partition("=")
+        env[key] = value
+    argv = [p for p in parts if p not in assignments]
+    argv[0] = sys.executable if argv[0].endswith("python") else argv[0]
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"],
+        cwd=ROOT,
+        env={**env, "DEBUG": env.get("DEBUG", "true")},
+        check=True,
+    )
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "now an instructor" in done.stdout
+
+
+def test_manage_py_without_debug_or_a_secret_key_says_what_is_missing_without_a_traceback():
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "createinstructor", "bob"], cwd=ROOT, env=env,
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "SECRET_KEY" in done.stderr and "DEBUG=true" in done.stderr
+    assert "Traceback" not in done.stderr
