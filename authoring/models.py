@@ -51,3 +51,14 @@ class ProblemReport(models.Model):
 
     def __str__(self) -> str:
         return f"report {self.pk} on {self.question}"
+
+
+class CategorySubtopic(models.Model):
+    """The subtopic an instructor chose for a Moodle category on the import form, remembered."""
+
+    category = models.CharField(max_length=255, unique=True)
+    subtopic = models.CharField(max_length=30)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.category} → {self.subtopic}"

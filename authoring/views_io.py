@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -11,9 +13,10 @@ from django_htmx.middleware import HtmxDetails
 
 from quizzes import importing
 from quizzes.formats import DEFAULT_FAMILY, FAMILIES_CHOICES, Defaults, FormatError
-from quizzes.schema import NOTES_RE, SUBTOPICS
+from quizzes.schema import FAMILIES, NOTES_RE, SUBTOPICS
 
 from .access import instructor_required
+from .models import CategorySubtopic
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -31,28 +34,34 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="auto")
     default_subtopic = forms.ChoiceField(
         required=False,
-        label="Default subtopic",
+        label="Default subtopic (required when the file has none)",
         choices=[("", "— none —")] + [(s, s) for s in SUBTOPICS],
-        help_text="For questions whose category or name names no subtopic.",
+        help_text="For questions whose category or name names no subtopic. Required for a "
+        "GIFT, XML or Aiken file that did not come from Loopcraft.",
     )
     default_notes = forms.CharField(
         required=False,
-        label="Default notes link",
-        help_text="note-slug#anchor, e.g. stop-reasons#max-tokens",
+        label="Default notes link (required when the file has none)",
+        help_text="The notes section that teaches these questions.",
+        widget=forms.Select(choices=[]),
     )
     default_source = forms.URLField(
         required=False,
         assume_scheme="https",
-        label="Default source",
+        label="Default source (required when the file has none)",
         help_text="An https:// URL the answers rest on.",
     )
     default_family = forms.ChoiceField(
         required=False,
-        choices=FAMILIES_CHOICES,
-        initial="misread-contract",
-        label="Default distractor family",
-        help_text="Given to wrong answers; review each before publishing.",
+        choices=[("", "— leave unset —")] + FAMILIES_CHOICES,
+        initial="",
+        label="Trap family for every wrong answer",
+        help_text="Usually left unset: set the trap of each wrong answer in the preview instead.",
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["default_notes"].widget.choices = [("", "— none —")] + notes_anchor_choices()
 
     def clean_default_notes(self) -> str:
         value = self.cleaned_data["default_notes"].strip()
@@ -89,7 +98,37 @@ class ImportForm(forms.Form):
             d["default_notes"],
             d["default_source"],
             d["default_family"] or DEFAULT_FAMILY,
+            categories=self.category_choices(),
+            families=self.family_choices(),
         )
+
+    def category_choices(self) -> dict[str, str]:
+        """Remembered category → subtopic choices, overridden by the ones on this form."""
+        chosen = dict(CategorySubtopic.objects.values_list("category", "subtopic"))
+        for key, name in self.data.items():
+            m = re.fullmatch(r"catname-(\d+)", key)
+            if m:
+                subtopic = self.data.get(f"cat-{m[1]}", "")
+                if subtopic in SUBTOPICS:
+                    chosen[name] = subtopic
+                elif subtopic == "":
+                    chosen.pop(name, None)
+        return chosen
+
+    def family_choices(self) -> dict[tuple[int, int], str]:
+        out = {}
+        for key, value in self.data.items():
+            m = re.fullmatch(r"fam-(\d+)-(\d+)", key)
+            if m and value in FAMILIES:
+                out[(int(m[1]), int(m[2]))] = value
+        return out
+
+
+def notes_anchor_choices() -> list[tuple[str, str]]:
+    """Every note section as note-slug#anchor, for the notes-link pickers."""
+    from .pickers import anchor_choices
+
+    return anchor_choices()
 
 
 def _preview(form: ImportForm):
@@ -112,7 +151,9 @@ def import_page(request: HtmxHttpRequest) -> HttpResponse:
     template = "authoring/io_import.html"
     if request.htmx and request.method == "POST":
         template += "#preview"
-    return render(request, template, {"form": form, "preview": preview, "error": error})
+    context = {"form": form, "preview": preview, "error": error}
+    context["subtopics"], context["families"] = SUBTOPICS, FAMILIES_CHOICES
+    return render(request, template, context)
 
 
 @instructor_required
@@ -127,6 +168,11 @@ def import_apply(request: HttpRequest) -> HttpResponse:
         context = {"form": form, "preview": preview, "error": error or "Nothing to import."}
         return render(request, "authoring/io_import.html", context, status=400)
     importing.import_apply(preview)
+    for name, subtopic in form.category_choices().items():  # remembered for the next file
+        if name in dict(preview.categories):
+            CategorySubtopic.objects.update_or_create(
+                category=name, defaults={"subtopic": subtopic}
+            )
     messages.success(
         request,
         f"Imported: {preview.count('create')} created, {preview.count('update')} updated, "

@@ -69,6 +69,8 @@ class Preview:
     rows: list[Row] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     errors: list[Issue] = field(default_factory=list)
+    #: The file's Moodle categories, in order, each with the subtopic it maps to (or "").
+    categories: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def can_apply(self) -> bool:
@@ -130,6 +132,9 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
     else:
         parsed = READERS[fmt](text)
         preview.errors += parsed.errors
+        for mq in parsed.questions:
+            if mq.category and mq.category not in dict(preview.categories):
+                preview.categories.append((mq.category, defaults.categories.get(mq.category, "")))
         used: set[str] = set()
         for n, mq in enumerate(parsed.questions, 1):
             same_name = ""

@@ -141,3 +141,53 @@ def test_loadcontent_restores_a_file_question_after_a_browser_import(tmp_path):
     assert Question.objects.current().get(slug="from-file").options.get(correct=True).why == (
         "WHY-A-RIGHT"
     )
+
+
+@pytest.fixture
+def instructor(client, django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
+    user.groups.add(Group.objects.get(name="Instructors"))
+    client.force_login(user)
+    return user
+
+
+FORM = {
+    "format": "auto",
+    "default_subtopic": "stop-reasons",
+    "default_notes": "stop-reasons#max-tokens",
+    "default_source": "https://example.com/doc",
+    "default_family": "",
+}
+
+
+def test_the_import_page_maps_categories_and_sets_trap_families_per_answer(client, instructor):
+    from django.urls import reverse
+
+    from authoring.models import CategorySubtopic
+
+    page = client.post(reverse("author:import"), {**FORM, "text": XML}).content.decode()
+    assert 'name="cat-1"' in page and "$course$/Top/Week 3" in page
+    assert 'name="fam-1-1"' in page and 'name="fam-1-2"' in page and 'name="fam-1-0"' not in page
+    assert "Listen: then pick the bold one." in page or "pick the bold one" in page
+    assert "&lt;audio&gt;" in page  # the warning about what the sanitiser removed
+    choices = {"catname-1": "$course$/Top/Week 3", "cat-1": "guards", "fam-1-2": "cap-as-control"}
+    response = client.post(reverse("author:import_apply"), {**FORM, "text": XML, **choices})
+    assert response.status_code == 302
+    q = Question.objects.current().get(idnumber="week3-q1")
+    assert q.subtopic == "guards"
+    assert [o.family for o in q.options.all()] == ["", "", "cap-as-control"]
+    assert CategorySubtopic.objects.get(category="$course$/Top/Week 3").subtopic == "guards"
+    # The next file from that category gets the remembered subtopic without asking again.
+    other = XML.replace("week3-q1", "week3-q2").replace("Listen", "Second")
+    row = importing.import_preview(other, "moodlexml", _form_defaults(client)).rows[0]
+    assert row.parsed["subtopic"] == "guards"
+
+
+def _form_defaults(client):
+    from authoring.views_io import ImportForm
+
+    form = ImportForm({**FORM, "text": "x"})
+    assert form.is_valid()
+    return form.defaults()

@@ -1,0 +1,27 @@
+"""Choices for the pickers of the authoring forms: notes sections and concepts."""
+
+from __future__ import annotations
+
+from quizzes.models import Question
+from studyapp.notes.loader import NoteError, library
+
+
+def anchor_choices() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every section of every note as note-slug#anchor, grouped by note (for a <select>)."""
+    try:
+        notes = library().notes().values()
+    except NoteError:
+        return []
+    groups = []
+    for note in notes:
+        options = [(f"{note.slug}#{t['id']}", t["name"]) for t in note.toc if t.get("id")]
+        if options:
+            groups.append((note.title, options))
+    return groups
+
+
+def concept_choices() -> list[str]:
+    """The concepts the bank already uses, for a datalist next to the concept field."""
+    return list(
+        Question.objects.current().order_by("concept").values_list("concept", flat=True).distinct()
+    )
