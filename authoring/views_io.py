@@ -13,7 +13,7 @@ from django_htmx.middleware import HtmxDetails
 
 from quizzes import importing
 from quizzes.formats import DEFAULT_FAMILY, FAMILIES_CHOICES, Defaults, FormatError
-from quizzes.schema import FAMILIES, NOTES_RE, SUBTOPICS
+from quizzes.schema import FAMILIES, KINDS, NOTES_RE, SUBTOPICS
 
 from .access import instructor_required
 from .models import CategorySubtopic
@@ -23,7 +23,7 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-FORMAT_CHOICES = [("auto", "Detect from the file")] + list(importing.FORMAT_LABELS.items())
+FORMAT_CHOICES = [("auto", "Detect from the file")] + list(importing.IMPORT_LABELS.items())
 
 
 class ImportForm(forms.Form):
@@ -186,18 +186,31 @@ def import_apply(request: HttpRequest) -> HttpResponse:
 def export_page(request: HttpRequest) -> HttpResponse:
     """Without ?format= the choice of format; with it, the file (two queries)."""
     fmt = request.GET.get("format", "")
-    if fmt not in importing.WRITERS:
+    filters = {
+        "subtopic": (request.GET.get("subtopic", ""), SUBTOPICS),
+        "status": (request.GET.get("status", ""), ("draft", "published")),
+        "kind": (request.GET.get("kind", ""), KINDS),
+    }
+    bad = [name for name, (value, allowed) in filters.items() if value and value not in allowed]
+    if fmt not in importing.WRITERS or bad:
         error = "Choose a format." if fmt else ""
+        if bad:
+            error = f"Unknown {bad[0]} {filters[bad[0]][0]!r}: choose one from the list."
         return render(
             request,
             "authoring/io_export.html",
-            {"formats": importing.FORMAT_LABELS, "error": error},
-            status=400 if fmt else 200,
+            {
+                "formats": importing.FORMAT_LABELS,
+                "error": error,
+                "subtopics": SUBTOPICS,
+                "kinds": KINDS,
+            },
+            status=400 if fmt or bad else 200,
         )
     questions = importing.exportable()
-    subtopic = request.GET.get("subtopic", "")
-    if subtopic in SUBTOPICS:
-        questions = questions.filter(subtopic=subtopic)
+    for name, (value, _) in filters.items():
+        if value:
+            questions = questions.filter(**{name: value})
     text, skipped = importing.export_questions(fmt, questions)
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
     if fmt == "moodlexml":

@@ -23,6 +23,7 @@ from .formats import (
     Defaults,
     FormatError,
     Issue,
+    aiken,
     detect,
     gift,
     moodlexml,
@@ -32,10 +33,11 @@ from .formats import (
 )
 from .models import Question
 
-READERS = {"gift": gift.parse, "moodlexml": moodlexml.parse}
+READERS = {"gift": gift.parse, "moodlexml": moodlexml.parse, "aiken": aiken.parse}
 WRITERS = {"gift": gift.export, "moodlexml": moodlexml.export, "yaml": yamlfmt.export}
 EXTENSIONS = {"gift": "gift.txt", "moodlexml": "xml", "yaml": "yaml"}
 FORMAT_LABELS = {"yaml": "Loopcraft YAML", "gift": "GIFT", "moodlexml": "Moodle XML"}
+IMPORT_LABELS = {**FORMAT_LABELS, "aiken": "Aiken"}
 MAX_BYTES = schema.MAX_BYTES
 
 
@@ -295,7 +297,7 @@ def _choice(o, head: dict) -> dict:
 def export_questions(fmt: str, questions) -> tuple[str, list[tuple[str, str]]]:
     """(file text, [(slug, why it was left out)]) for the given Question rows."""
     if fmt not in WRITERS:
-        raise FormatError(f"Unknown format {fmt!r}: choose one of {', '.join(FORMATS)}.")
+        raise FormatError(f"Unknown format {fmt!r}: choose one of {', '.join(WRITERS)}.")
     text, skipped = WRITERS[fmt]([question_to_bank(q) for q in questions])
     if skipped and fmt == "gift":
         notes = "".join(f"// skipped {slug}: {reason}\n" for slug, reason in skipped)

@@ -191,3 +191,21 @@ def _form_defaults(client):
     form = ImportForm({**FORM, "text": "x"})
     assert form.is_valid()
     return form.defaults()
+
+
+def test_export_filters_by_subtopic_status_and_kind(client, instructor):
+    from django.urls import reverse
+
+    make_question("single", slug="a-single")
+    make_question("truefalse", slug="a-tf")
+    make_question("single", slug="b-guards", subtopic="guards")
+    url = reverse("author:export")
+    text = client.get(url, {"format": "yaml", "kind": "single", "subtopic": "stop-reasons"})
+    body = text.content.decode()
+    assert "slug: a-single" in body and "a-tf" not in body and "b-guards" not in body
+    drafts = client.get(url, {"format": "yaml", "status": "draft"}).content.decode()
+    assert "slug:" not in drafts
+    bad = client.get(url, {"format": "yaml", "kind": "essayish"})
+    assert bad.status_code == 400 and "Unknown kind" in bad.content.decode()
+    page = client.get(url).content.decode()
+    assert 'name="subtopic"' in page and 'name="status"' in page and 'name="kind"' in page

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from quizzes.schema import FAMILIES, SUBTOPICS
 
-FORMATS = ("yaml", "gift", "moodlexml")
+FORMATS = ("yaml", "gift", "moodlexml", "aiken")  # aiken is read only
 SUPPORTED_KINDS = ("single", "multiple", "truefalse", "matching")
 DEFAULT_FAMILY = ""  # wrong answers stay untagged unless the instructor picks a trap family
 MISSING_WHY = "TODO (imported without feedback): say why this option is right or wrong."
@@ -110,6 +110,10 @@ def detect(text: str) -> str:
         return "moodlexml"
     if re.match(r"^(#.*\n|\s*\n)*questions\s*:", text.lstrip("\ufeff"), re.M):
         return "yaml"
+    from . import aiken
+
+    if "{" not in text and aiken.detect(text):
+        return "aiken"
     return "gift"
 
 

@@ -3,14 +3,13 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from quizzes import importing
-from quizzes.formats import FORMATS
 
 
 class Command(BaseCommand):
     help = "Export the current questions as YAML, GIFT or Moodle XML."
 
     def add_arguments(self, parser):
-        parser.add_argument("--format", choices=FORMATS, default="yaml")
+        parser.add_argument("--format", choices=tuple(importing.WRITERS), default="yaml")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
 
     def handle(self, *args, format, output, **options):
