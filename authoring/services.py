@@ -7,7 +7,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from quizzes import bank
+from quizzes import bank, kinds
 from quizzes.models import Question
 from studyapp.agentloop import catalogue
 
@@ -35,10 +35,15 @@ def question_as_bank_dict(question: Question) -> dict[str, Any]:
         "explanation": question.explanation,
     }
     # Scenario and cluster tags survive editing and export (only when set, like the files).
-    for tag in ("scenario", "cluster"):
+    for tag in ("scenario", "cluster", "idnumber"):
         if getattr(question, tag, ""):
             q[tag] = getattr(question, tag)
+    if data.get("today"):  # the exam-vs-today line survives editing and publishing
+        q["today"] = data["today"]
     options = list(question.options.all())
+    if kinds.get(question.kind) is not None:
+        kinds.get(question.kind).to_yaml(question, q)
+        return q
 
     def with_family(entry: dict, family: str) -> dict:
         return {**entry, "family": family} if family else entry

@@ -30,3 +30,11 @@ urlpatterns += [
     path("stats/", views_stats.stats_index, name="stats"),
     path("stats/<slug:slug>/", views_stats.stats_question, name="stats_question"),
 ]
+
+# The grading queue for answers with no automatic grade (issue 13).
+from . import views_grading  # noqa: E402
+
+urlpatterns += [
+    path("grading/", views_grading.grading_queue, name="grading"),
+    path("grading/<int:pk>/", views_grading.grading_grade, name="grading_grade"),
+]

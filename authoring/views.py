@@ -13,7 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
-from quizzes import grading, presentation, stats
+from quizzes import grading, importing, kinds, presentation, stats
 from quizzes.models import Question
 from quizzes.owners import get_owner
 from quizzes.schema import KINDS
@@ -141,6 +141,16 @@ def _preview_context(parsed: dict) -> dict:
 
 def _editor(request, *, kind: str, question: Question | None):
     editing = question is not None
+    if kind not in forms.KIND_LABELS and editing:  # no browser editor yet: preview and publish
+        return render(
+            request,
+            "authoring/question_readonly.html",
+            {
+                "question": question,
+                "preview": _preview_context(forms.check(importing.question_to_bank(question))[0]),
+                "label": kinds.get(kind).LABEL,
+            },
+        )
     form, rows = _bind(
         request, kind, services.question_editable(question) if editing else None, editing
     )

@@ -13,7 +13,7 @@ from django.db import transaction
 
 from studyapp.rendering import render_inline, render_markdown
 
-from . import schema
+from . import kinds, schema
 from .models import Option, Question, new_key
 
 
@@ -45,6 +45,9 @@ def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
                     {"key": rights_by_text[text], "text": text, "html": render_inline(text)}
                 )
         data["rights"] = rights
+    module = kinds.get(parsed["kind"])
+    if module is not None:
+        module.build(data)
     if parsed["kind"] == "fix":
         data["why_html"] = render_markdown(data.get("why", "")).html
     if parsed["kind"] == "json":

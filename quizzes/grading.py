@@ -18,6 +18,8 @@ from typing import Any
 
 from studyapp.agentloop import catalogue
 
+from . import kinds
+
 MAX_JSON_CHARS = 5000
 
 
@@ -35,6 +37,7 @@ class Graded:
     families: list[str] = field(default_factory=list)  # traps the answer fell into
     feedback_key: str = ""  # json: which anticipated wrong answer matched, if any
     details: list[str] = field(default_factory=list)  # fix: what the checker still finds
+    pending: bool = False  # no automatic grade (essay): stored without a score
 
     @property
     def correct(self) -> bool:
@@ -59,6 +62,9 @@ def parse_answer(spec: dict, post: Any) -> dict:
         return values[-1] if values else ""
 
     kind = spec["kind"]
+    module = kinds.get(kind)
+    if module is not None:
+        return module.parse_answer(spec, get)
     keys = _keys(spec)
     if kind in ("single", "truefalse", "next_action"):
         choice = get("choice")
@@ -133,6 +139,9 @@ def parse_json(text: str) -> Any:
 
 def grade(spec: dict, answer: dict) -> Graded:
     kind = spec["kind"]
+    module = kinds.get(kind)
+    if module is not None:
+        return module.grade(spec, answer)
     options = spec["options"]
     by_key = {o["key"]: o for o in options}
     if kind in ("single", "truefalse"):

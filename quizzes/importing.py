@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import yaml
 from django.db import transaction
 
-from . import bank, schema
+from . import bank, kinds, schema
 from .formats import (
     FORMATS,
     Defaults,
@@ -251,7 +251,9 @@ def question_to_bank(q: Question) -> dict:
         out["today"] = q.data["today"]
     options = list(q.options.all())
     data = q.data or {}
-    if q.kind in ("single", "multiple", "truefalse"):
+    if kinds.get(q.kind) is not None:
+        kinds.get(q.kind).to_yaml(q, out)
+    elif q.kind in ("single", "multiple", "truefalse"):
         out["options"] = [_choice(o, {"text": o.text}) for o in options]
     elif q.kind == "next_action":
         out["response"] = data.get("response")

@@ -8,7 +8,7 @@ import random
 from studyapp.agentloop import catalogue, models
 from studyapp.today import feedback_line as today_line
 
-from . import grading
+from . import grading, kinds
 from .models import Question
 
 
@@ -32,6 +32,10 @@ def present(question: Question, seed: int, answer: dict | None = None) -> dict:
     options = _shown_order(question, list(question.options.all()), rng)
     answer = answer or {}
     ctx: dict = {"kind": question.kind, "answer": answer}
+    module = kinds.get(question.kind)
+    if module is not None:
+        ctx.update(module.present(question, answer))
+        return ctx
     chosen = set(answer.get("choices", [])) | {answer.get("choice")}
     ctx["choices"] = [
         {"key": o.key, "html": o.text_html, "checked": o.key in chosen} for o in options
@@ -93,6 +97,8 @@ def right_answer(question: Question) -> dict:
     """An answer that earns full marks, in the form the grader reads (for author previews)."""
     options = list(question.options.all())
     data = question.data or {}
+    if kinds.get(question.kind) is not None:
+        return kinds.get(question.kind).right_answer(question)
     if question.kind == "next_action":
         return {"choice": catalogue.next_action(data["response"])}
     if question.kind == "multiple":
@@ -122,6 +128,11 @@ def feedback(
     today_id = (question.data or {}).get("today")
     if today_id in models.CHANGES:  # generated now, from the catalogue
         ctx["today"] = {"id": today_id, "line": today_line(today_id)}
+    if kinds.get(question.kind) is not None:
+        ctx.update(kinds.get(question.kind).feedback(question, answer))
+        if ctx.get("pending") and score is not None:  # an instructor has graded it
+            ctx["graded"] = ctx["percent"]
+        return ctx
     if question.kind in ("single", "multiple", "truefalse", "next_action"):
         if seed is not None:
             options = _shown_order(question, options, _rng(seed, question))

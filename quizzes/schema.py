@@ -16,10 +16,12 @@ import yaml
 
 from studyapp.agentloop import catalogue, models
 
+from . import kinds
 from .scenarios import SCENARIO_CHOICES
 
 KINDS = (
     "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
+    "short_answer", "numerical", "essay",
 )  # fmt: skip
 CHOICE_KINDS = ("single", "multiple", "truefalse", "next_action")
 SUBTOPICS = (
@@ -227,7 +229,9 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
             c.err("idnumber must be text of at most 100 characters")
         else:
             out["idnumber"] = str(idnumber)
-    if kind in CHOICE_KINDS and kind != "next_action":
+    if kinds.get(kind) is not None:
+        kinds.get(kind).check(c, q, out)
+    elif kind in CHOICE_KINDS and kind != "next_action":
         _check_options(c, q, kind, out)
     elif kind == "next_action":
         _check_next_action(c, q, out)

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from . import grading
+from . import grading, kinds
 from .models import Attempt, Question, Response
 from .owners import Owner
 from .scenarios import SCENARIOS
@@ -272,8 +272,9 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
         updated = updated.filter(answered_at__isnull=True)
     fields = {
         "answer": answer,
-        "score": graded.score,
-        "is_correct": graded.correct,
+        # No automatic grade (essay): no score until an instructor grades it.
+        "score": None if graded.pending else graded.score,
+        "is_correct": None if graded.pending else graded.correct,
         "families": graded.families,
         "answered_at": now,
     }
@@ -285,14 +286,48 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
     return Saved(response, graded)
 
 
+def response_self_mark(*, response: Response, mark: str) -> str:
+    """Keep the candidate's own mark of an answer with no automatic grade; '' or a message."""
+    module = kinds.get(response.question.kind)
+    if module is None or module.AUTO_GRADED:
+        return "Only answers without an automatic grade are marked by yourself."
+    if mark not in module.SELF_MARKS:
+        return "Choose one of the marks."
+    response.answer = {**(response.answer or {}), "self_mark": mark}
+    response.save(update_fields=["answer"])
+    return ""
+
+
+def response_grade(*, response: Response, score: float) -> Response:
+    """An instructor's grade for an answer with no automatic grade; the attempt is rescored."""
+    response.score = score
+    response.is_correct = score >= 0.999
+    response.save(update_fields=["score", "is_correct"])
+    attempt = response.attempt
+    if attempt.submitted_at is not None:
+        attempt.score = attempt_score(attempt)
+        attempt.save(update_fields=["score"])
+    return response
+
+
+def attempt_score(attempt: Attempt) -> float:
+    """Percent over the responses that count: an answer still waiting for its grade (an essay)
+    is left out until an instructor grades it; an unanswered question counts as 0."""
+    waiting = [k for k, m in kinds.REGISTRY.items() if not m.AUTO_GRADED]
+    scores = list(
+        attempt.responses.exclude(
+            question__kind__in=waiting, answered_at__isnull=False, score__isnull=True
+        ).values_list("score", flat=True)
+    )
+    return round(100 * sum(s or 0 for s in scores) / len(scores), 1) if scores else 0.0
+
+
 def attempt_submit(*, attempt: Attempt) -> Attempt:
     """Close an attempt and store its score; calling it twice changes nothing."""
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
         if locked.submitted_at is None:
-            scores = list(locked.responses.values_list("score", flat=True))
-            total = sum(s or 0 for s in scores)
-            locked.score = round(100 * total / len(scores), 1) if scores else 0.0
+            locked.score = attempt_score(locked)
             now = timezone.now()
             locked.submitted_at = min(now, locked.deadline) if locked.deadline else now
             locked.save(update_fields=["score", "submitted_at"])

@@ -104,7 +104,10 @@ def practice_question(request, pk: int, position: int):
     response = _response(attempt, position)
     error = ""
     answer = response.answer
-    if request.method == "POST" and not response.answered:
+    if request.method == "POST" and response.answered and "self_mark" in request.POST:
+        error = services.response_self_mark(response=response, mark=request.POST["self_mark"])
+        answer = response.answer
+    elif request.method == "POST" and not response.answered:
         spec = response.question.grading_spec()
         try:
             answer = grading.parse_answer(spec, request.POST)
@@ -132,6 +135,7 @@ def practice_question(request, pk: int, position: int):
         ctx["fb"] = presentation.feedback(
             response.question, response.answer, response.score, seed=attempt.seed
         )
+        ctx["self_mark_url"] = request.path
     template = "quizzes/practice_question.html"
     if request.htmx and request.method == "POST":
         template += "#answer-area"

@@ -106,10 +106,29 @@ KIND_BODIES = {
 }
 
 
+# The kinds Moodle users bring (quizzes/kinds/), kept apart so older tests keep their bank.
+NEW_KIND_BODIES = {
+    "short_answer": """
+    answers:
+      - {{answer: "end_turn", why: "WHY-SHORT"}}
+      - {{answer: "end*", grade: 0, why: "WHY-SHORT-WILD", family: misread-contract}}
+""",
+    "numerical": """
+    answers:
+      - {{answer: 7, why: "WHY-SEVEN"}}
+      - {{answer: 6, tolerance: 0.5, grade: 50, why: "WHY-SIX"}}
+""",
+    "essay": """
+    model_answer: "MODEL-ANSWER of the essay"
+""",
+}
+ALL_KIND_BODIES = {**KIND_BODIES, **NEW_KIND_BODIES}
+
+
 def question_yaml(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> str:
     slug = slug or f"t-{kind.replace('_', '-')}"
     head = f"  - slug: {slug}\n    kind: {kind}" + COMMON.format(slug=slug, subtopic=subtopic)
-    return head + KIND_BODIES[kind].format()
+    return head + ALL_KIND_BODIES[kind].format()
 
 
 def bank_yaml(kinds=tuple(KIND_BODIES), **kw) -> str:

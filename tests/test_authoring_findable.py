@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
+from quizzes import kinds
 from quizzes.schema import KINDS
 
 from .factories import make_question
@@ -27,12 +28,12 @@ def instructor(client, django_user_model):
     return user
 
 
-SUBNAV = ["Questions", "New", "Import", "Export", "Statistics", "Reports"]
+SUBNAV = ["Questions", "New", "Import", "Export", "Statistics", "Reports", "Grading"]
 
 
 @pytest.mark.parametrize(
     "name", ["author:index", "author:question_new", "author:import", "author:export",
-             "author:stats", "author:reports"],
+             "author:stats", "author:reports", "author:grading"],
 )  # fmt: skip
 def test_every_author_page_has_the_instructor_sub_navigation(client, instructor, name):
     html = client.get(reverse(name)).content.decode()
@@ -58,7 +59,8 @@ def test_the_preview_of_a_right_answer_says_right_and_shows_the_explanation_once
     html = client.get(reverse("author:question_edit", args=[q.slug])).content.decode()
     preview = html[html.index('id="preview"') :]
     assert "Not answered." not in preview
-    assert "<strong>Right.</strong>" in preview
+    auto = kinds.get(kind) is None or kinds.get(kind).AUTO_GRADED
+    assert ("<strong>Right.</strong>" if auto else "no automatic grade") in preview
     assert preview.count(f"General explanation of {q.slug}") == 1
 
 

@@ -87,7 +87,7 @@ def test_every_wrong_option_names_a_known_family(real_bank):
 
 def test_problems_name_the_file_line_and_slug():
     text = bank_yaml(kinds=("single",)).replace("correct: true", "correct: false")
-    text += "  - slug: Bad Slug\n    kind: essay\n"
+    text += "  - slug: Bad Slug\n    kind: cloze\n"
     result = schema.parse_text(text, file="bank.yaml")
     messages = [str(p) for p in result.problems]
     assert any(

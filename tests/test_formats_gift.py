@@ -174,7 +174,7 @@ def test_partial_credit_in_single_choice_is_skipped_with_the_reason():
     assert "partial or negative credit (50 %)" in _map(q).skipped
 
 
-@pytest.mark.parametrize("name", ["Num tol", "Short", "Essay", "Description"])
+@pytest.mark.parametrize("name", ["Description"])
 def test_unsupported_types_are_skipped_with_a_reason(features, name):
     m = _map(features[name])
     assert m.question is None

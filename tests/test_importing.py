@@ -46,10 +46,8 @@ def gift_features() -> str:
 def test_the_preview_lists_creates_skips_and_writes_nothing():
     preview = importing.import_preview(gift_features(), "auto", DEFAULTS)
     assert preview.format == "gift" and preview.errors == []
-    assert preview.count_create == 11
-    assert {s.name for s in preview.skipped} == {
-        "Num tol", "Num range", "Num graded", "Short", "Essay", "Description",
-    }  # fmt: skip
+    assert preview.count_create == 16  # numerical, short answer and essay are kinds now
+    assert {s.name for s in preview.skipped} == {"Description"}
     assert all(r.status == "draft" for r in preview.rows)
     stop = next(r for r in preview.rows if r.slug == "stop-on-max-tokens")
     assert (stop.where, stop.kind) == ("line 7", "single")
@@ -197,13 +195,13 @@ def test_uploading_a_file_shows_the_preview_then_apply_imports(client, instructo
         )
     page = response.content.decode()
     assert response.status_code == 200
-    assert "stop-on-max-tokens" in page and "Question type numerical is not supported" in page
-    assert "Import 11 questions" in page
+    assert "stop-on-max-tokens" in page and "Question type description" in page
+    assert "Import 16 questions" in page
     assert Question.objects.count() == 0
     data = {"text": gift_features(), "format": "gift", **FORM_DEFAULTS}
     response = client.post(reverse("author:import_apply"), data)
     assert response.status_code == 302
-    assert Question.objects.filter(status="draft").count() == 11
+    assert Question.objects.filter(status="draft").count() == 16
 
 
 def test_the_htmx_preview_is_only_the_fragment(client, instructor):
@@ -290,7 +288,8 @@ def test_importquestions_dry_run_writes_nothing(tmp_path, capsys):
                  "--source", "https://example.com/doc")  # fmt: skip
     out = capsys.readouterr().out
     assert "create    stop-on-max-tokens (single, draft) [line 7]" in out
-    assert "skipped   Essay [line 64]: Question type essay" in out
+    assert "create    essay (essay, draft) [line 64]" in out
+    assert "skipped   Description" in out
     assert "dry run, nothing written" in out and Question.objects.count() == 0
 
 
@@ -299,7 +298,7 @@ def test_importquestions_writes_and_reports_errors(tmp_path):
     path.write_text((FIXTURES / "moodle_features.xml").read_text())
     call_command("importquestions", str(path), "--format", "moodlexml",
                  "--notes", "tool-choice#modes", "--source", "https://example.com/doc")  # fmt: skip
-    assert Question.objects.filter(subtopic="tool-choice").count() == 4
+    assert Question.objects.filter(subtopic="tool-choice").count() == 7
     bad = tmp_path / "bad.xml"
     bad.write_text((FIXTURES / "moodle_malformed.xml").read_text())
     with pytest.raises(CommandError, match="7 error"):

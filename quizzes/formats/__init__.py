@@ -58,6 +58,22 @@ MSG_ADD_WRONG = (
 )
 
 
+# Moodle's own reasons, from its documentation of the Embedded answers (Cloze) question type.
+CLOZE_REASON = (
+    "Embedded answers (Cloze) are not supported: a Cloze question is written in its own "
+    "syntax inside the question text, mixes several sub-questions with their own grades in "
+    "one text, and Moodle's GIFT and XML formats carry it only as that raw text; Loopcraft "
+    "grades one answer per question. Split it into separate questions."
+)
+
+
+_CLOZE_RE = re.compile(
+    r"^\d*:(SHORTANSWER|SA|MW|SHORTANSWER_C|SAC|MWC|NUMERICAL|NM|MULTICHOICE|MC|MULTICHOICE_V|MCV|"
+    r"MULTICHOICE_H|MCH|MULTIRESPONSE|MR|MULTIRESPONSE_H|MRH|MULTICHOICE_S|MCS|MULTICHOICE_VS|"
+    r"MCVS|MULTICHOICE_HS|MCHS|MULTIRESPONSE_S|MRS|MULTIRESPONSE_HS|MRHS):"
+)
+
+
 class FormatError(ValueError):
     """The whole file can't be read in this format."""
 
@@ -67,6 +83,7 @@ class Answer:
     text: str
     fraction: float = 0.0
     feedback: str = ""
+    tolerance: float | None = None  # numerical (XML <tolerance>); GIFT writes it in the text
 
 
 @dataclass
@@ -84,6 +101,8 @@ class MoodleQuestion:
     pairs: list[tuple[str, str]] = field(default_factory=list)  # match: (left, right); "" = extra
     category: str = ""
     idnumber: str = ""  # Moodle's own id of the question (XML <idnumber>), kept on import
+    case_sensitive: bool = False  # shortanswer (XML <usecase>)
+    graderinfo: str = ""  # essay: information for graders (our model answer)
     meta: dict = field(default_factory=dict)  # our own fields, when the file came from us
 
 
@@ -239,6 +258,14 @@ def _kind_for(q: MoodleQuestion) -> tuple[str, str, list[str]]:
         return "truefalse", "", []
     if q.qtype == "match":
         return "matching", "", []
+    from quizzes import kinds
+
+    if q.qtype == "shortanswer" and any(_CLOZE_RE.match(a.text) for a in q.answers):
+        return "", CLOZE_REASON, []  # {1:SHORTANSWER:=…} is Cloze syntax, not a short answer
+    if q.qtype in kinds.BY_MOODLE_QTYPE:
+        return kinds.BY_MOODLE_QTYPE[q.qtype], "", []
+    if q.qtype in ("cloze", "multianswer"):
+        return "", CLOZE_REASON, []
     if q.qtype != "multichoice":
         names = {
             "shortanswer": "short answer (typed text)",
@@ -350,7 +377,12 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str, number: int = 0) -
     families = list(meta.get("families") or [])
     missing_why = 0
     untagged = 0
-    if kind == "matching":
+    from quizzes import kinds
+
+    module = kinds.get(kind)
+    if module is not None:
+        mapped.warnings += module.from_moodle(q, out, meta, keep)
+    elif kind == "matching":
         whys = list(meta.get("whys") or [])
         out["pairs"] = []
         for i, (left, right) in enumerate(p for p in q.pairs if p[0]):
@@ -395,8 +427,13 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str, number: int = 0) -
 
 def meta_for(question: dict) -> dict:
     """The fields of a bank question that GIFT and Moodle XML have no place for."""
+    from quizzes import kinds
+
     meta = {k: question[k] for k in META_FIELDS if question.get(k) not in (None, "")}
-    if question["kind"] == "matching":
+    module = kinds.get(question["kind"])
+    if module is not None:
+        meta.update(module.meta(question))
+    elif question["kind"] == "matching":
         meta["whys"] = [p["why"] for p in question["pairs"]]
     else:
         meta["families"] = [o.get("family", "") for o in question["options"]]
@@ -419,7 +456,9 @@ def answers_for_export(question: dict) -> tuple[bool, list[Answer]]:
 
 
 def export_skip_reason(question: dict) -> str:
-    if question["kind"] in SUPPORTED_KINDS:
+    from quizzes import kinds
+
+    if question["kind"] in SUPPORTED_KINDS or kinds.get(question["kind"]) is not None:
         return ""
     return f"kind {question['kind']} has no equivalent in this format"
 

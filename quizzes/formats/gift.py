@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from quizzes import kinds
+
 from . import (
     MSG_BRACES,
     MSG_MATCHING,
@@ -230,7 +232,7 @@ def _numerical(q: MoodleQuestion, answertext: str) -> tuple[MoodleQuestion, str]
         weight = 1.0
         if _WEIGHT_RE.match(part):
             weight, part = _weight(part)
-        answer = _comment(part, q.text_format)[0]
+        answer, feedback = _comment(part, q.text_format)
         if ".." in answer[1:]:
             low, _, high = answer.partition("..")
             values = [low.strip(), high.strip()]
@@ -245,7 +247,7 @@ def _numerical(q: MoodleQuestion, answertext: str) -> tuple[MoodleQuestion, str]
             except ValueError:
                 if v != "*":
                     return q, MSG_NOT_NUMBERS
-        q.answers.append(Answer(answer, weight))
+        q.answers.append(Answer(answer, weight, feedback))
     return q, ""
 
 
@@ -269,7 +271,14 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
             f"// loopcraft: {meta_json(q)}",
             f"::{escape(q['slug'])}::[markdown]{escape(q['stem'])}{{",
         ]
-        if q["kind"] == "truefalse":
+        module = kinds.get(q["kind"])
+        if module is not None:
+            if q["kind"] == "numerical":
+                lines[-1] += "#"
+            lines += module.gift_answers(q, escape)
+            lines.append(f"\t####{escape(q['explanation'])}")
+            lines.append("}")
+        elif q["kind"] == "truefalse":
             right = next(o for o in q["options"] if o.get("correct"))
             wrong = next(o for o in q["options"] if not o.get("correct"))
             value = "TRUE" if right["text"] == "True" else "FALSE"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET  # noqa: S405 - DTDs and entities are refused before parsing
 
+from quizzes import kinds
+
 from . import (
     Answer,
     FormatError,
@@ -116,7 +118,17 @@ def _read_parts(q: MoodleQuestion, node: ET.Element, where: str) -> tuple[str, s
                     f"{where}/answer[{i}]",
                     f"Grades ({a.get('fraction')}) do not match grade options - question skipped.",
                 )
-            q.answers.append(Answer(_text(a), fraction, _text(a.find("feedback"))))
+            answer = Answer(_text(a), fraction, _text(a.find("feedback")))
+            if q.qtype == "numerical":
+                try:
+                    answer.tolerance = float(_text(a, "tolerance") or 0)
+                except ValueError:
+                    return f"{where}/answer[{i}]", "The tolerance must be a number."
+            q.answers.append(answer)
+    if q.qtype == "shortanswer":
+        q.case_sensitive = _text(node, "usecase") not in ("", "0", "false")
+    if q.qtype == "essay":
+        q.graderinfo = _text(node.find("graderinfo"))
     if q.qtype == "truefalse":
         by_text = {a.text.lower(): a for a in q.answers}
         if (
@@ -151,7 +163,10 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
             cat = ET.SubElement(root, "question", {"type": "category"})
             _add_text(cat, "category", category, None)
         kind = q["kind"]
+        module = kinds.get(kind)
         qtype = {"single": "multichoice", "multiple": "multichoice"}.get(kind, kind)
+        if module is not None:
+            qtype = module.MOODLE_QTYPE
         el = ET.SubElement(root, "question", {"type": qtype})
         _add_text(el, "name", q["slug"], None)
         _add_text(el, "questiontext", q["stem"])
@@ -160,7 +175,9 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
         ET.SubElement(el, "penalty").text = "1" if kind == "truefalse" else "0.3333333"
         ET.SubElement(el, "hidden").text = "0"
         ET.SubElement(el, "idnumber").text = q.get("idnumber") or q["slug"]
-        if kind == "matching":
+        if module is not None:
+            module.xml_answers(el, q, _add_text)
+        elif kind == "matching":
             ET.SubElement(el, "shuffleanswers").text = "true"
             for p in q["pairs"]:
                 sub = _add_text(el, "subquestion", p["left"])
