@@ -191,11 +191,12 @@ def _editor(request, *, kind: str, question: Question | None):
 @require_http_methods(["GET", "POST"])
 def question_new(request):
     kind = request.GET.get("kind") or request.POST.get("kind", "")
-    if kind not in KINDS:
+    if kind not in forms.KIND_LABELS:
+        module = kinds.get(kind)
         return render(
             request,
             "authoring/question_kind.html",
-            {"kinds": forms.KIND_LABELS, "asked": kind},
+            {"kinds": forms.KIND_LABELS, "asked": kind, "file_only": module and module.LABEL},
             status=400 if kind else 200,
         )
     return _editor(request, kind=kind, question=None)

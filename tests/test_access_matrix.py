@@ -145,6 +145,10 @@ MATRIX: dict[str, Row] = {
         {**INSTRUCTOR, "instructor": 405, "staff": 405}, None, NOT_INSTRUCTOR
     ),
     "author:export": Row(INSTRUCTOR),
+    "author:grading": Row(INSTRUCTOR),
+    "author:grading_grade": Row(
+        {**INSTRUCTOR, "instructor": 405, "staff": 405}, lambda w: {"pk": 1}, NOT_INSTRUCTOR
+    ),
     "author:stats": Row(INSTRUCTOR),
     "author:stats_question": Row(INSTRUCTOR, lambda w: {"slug": w.slug}),
     # Anyone who meets a question may report a problem with it.

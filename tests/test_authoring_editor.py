@@ -171,9 +171,11 @@ def test_a_stored_question_that_fails_the_checks_still_opens_to_be_fixed(author)
 
 
 def test_an_unknown_kind_is_named(author):
-    response = author.get("/author/questions/new/?kind=essay")
+    response = author.get("/author/questions/new/?kind=cloze")
     assert response.status_code == 400
-    assert "“essay” is not a question kind" in response.content.decode()
+    assert "“cloze” is not a question kind" in response.content.decode()
+    essay = author.get("/author/questions/new/?kind=essay")
+    assert essay.status_code == 400 and "have no browser editor yet" in essay.content.decode()
 
 
 def test_editing_a_published_question_makes_a_new_version_and_old_answers_keep_theirs(

@@ -109,6 +109,8 @@ GIFT = """::Stop value::Type the stop_reason value of a finished turn.{=end_turn
 
 ::Explain::Explain why the loop stops on end_turn.{}
 
+::Explain more::Explain the cap.{####It only stops a runaway loop.}
+
 ::Cloze::Fill in {1:SHORTANSWER:=end_turn}
 """
 
@@ -120,13 +122,15 @@ def test_gift_short_answer_numerical_and_essay_import():
     kinds_seen = {r.slug: r.kind for r in preview.rows}
     assert kinds_seen == {
         "stop-value": "short_answer", "tools-in-parallel": "numerical", "range": "numerical",
-        "explain": "essay",
+        "explain": "essay", "explain-more": "essay",
     }  # fmt: skip
     rng = next(r for r in preview.rows if r.slug == "range").parsed["data"]["answers"][0]
     assert (rng["answer"], rng["tolerance"]) == (2.0, 1.0)
     assert "Embedded answers (Cloze) are not supported" in preview.skipped[0].reason
     essay = next(r for r in preview.rows if r.slug == "explain")
     assert any("model answer" in w for w in essay.warnings)
+    more = next(r for r in preview.rows if r.slug == "explain-more")
+    assert more.parsed["data"]["model_answer"] == "It only stops a runaway loop."
 
 
 def test_cloze_is_skipped_with_moodles_reasons():
@@ -146,3 +150,36 @@ def test_every_kind_presents_and_gives_feedback_without_the_answer_before(kind):
     fb = presentation.feedback(q, presentation.right_answer(q), 1.0)
     assert fb["template"]
     assert Question.objects.filter(kind=kind).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_grading_queue_lists_waiting_essays_and_a_grade_rescores(
+    client, django_user_model, django_assert_num_queries
+):
+    from django.contrib.auth.models import Group
+    from django.urls import reverse
+
+    teacher = django_user_model.objects.create_user("t", password="pw-t-123456")
+    teacher.groups.add(Group.objects.get(name="Instructors"))
+    client.force_login(teacher)
+    essay = make_question("essay", slug="es")
+    owner = Owner(user=None, token="t" * 32)
+    responses = []
+    for _ in range(3):
+        attempt = services.attempt_start(
+            owner=owner, mode=Attempt.Mode.EXAM, question_ids=[essay.pk], seed=1
+        )
+        r = attempt.responses.get()
+        services.response_save(response=r, answer={"text": "ESSAY-TEXT"}, lock_after_first=False)
+        services.attempt_submit(attempt=attempt)
+        responses.append(r)
+    client.get(reverse("author:grading"))  # warm the session and the user
+    with django_assert_num_queries(5):  # session, user, group check, rows, count
+        page = client.get(reverse("author:grading")).content.decode()
+    assert page.count("ESSAY-TEXT") == 3 and "MODEL-ANSWER" in page
+    bad = client.post(reverse("author:grading_grade", args=[responses[0].pk]), {"score": "2"})
+    assert bad.status_code == 302
+    client.post(reverse("author:grading_grade", args=[responses[0].pk]), {"score": "1"})
+    responses[0].refresh_from_db()
+    assert responses[0].score == 1.0 and responses[0].attempt.score == 100.0
+    assert client.get(reverse("author:grading")).content.decode().count("ESSAY-TEXT") == 2

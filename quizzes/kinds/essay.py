@@ -77,6 +77,9 @@ def to_yaml(question, out: dict) -> None:
 def from_moodle(mq, out: dict, meta: dict, keep) -> list[str]:
     model = meta.get("model_answer") or keep(getattr(mq, "graderinfo", "") or "")
     warnings = []
+    if not model and mq.general_feedback.strip():  # GIFT has no grader information
+        model = keep(mq.general_feedback)
+        warnings.append("model answer taken from the general feedback: check it")
     if not model:
         model = "TODO (imported without grader information): write the model answer."
         warnings.append("no model answer in the file: write one before publishing")

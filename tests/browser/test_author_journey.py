@@ -33,7 +33,7 @@ def test_instructor_imports_edits_with_the_preview_publishes_and_finds_it_in_pra
     page.get_by_label("…or paste the questions").fill(GIFT)
     page.get_by_label("Format").select_option("gift")
     page.get_by_label("Default subtopic").select_option("stop-reasons")
-    page.get_by_label("Default notes link").fill("stop-reasons#tool-use")
+    page.get_by_label("Default notes link").select_option("stop-reasons#tool-use")
     page.get_by_label("Default source").fill(DOCS)
     page.get_by_role("button", name="Preview the import").click()
     expect(page.locator("#import-preview")).to_contain_text("1 new")
