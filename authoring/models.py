@@ -13,6 +13,16 @@ class ProblemReportQuerySet(models.QuerySet):
     def open(self):
         return self.filter(status=ProblemReport.Status.OPEN)
 
+    def reported_by(self, owner):
+        """The reports a learner (or an anonymous browser) sent, newest first."""
+        if owner.user is not None:
+            mine = self.filter(user=owner.user)
+        elif owner.token:
+            mine = self.filter(user=None, owner_token=owner.token)
+        else:
+            return self.none()
+        return mine.select_related("question").order_by("-created_at", "-pk")
+
     def for_triage(self):
         """Newest first, with the question and the reporter loaded in the same query."""
         return self.select_related("question", "user").order_by("-created_at", "-pk")
@@ -43,6 +53,10 @@ class ProblemReport(models.Model):
         on_delete=models.SET_NULL,
         related_name="resolved_reports",
     )
+    #: What the instructor did about it, shown to the learner who reported it.
+    resolution_note = models.TextField(blank=True, max_length=MAX_TEXT)
+    #: The version that carries the fix (the current one when the report was resolved).
+    fixed_in_version = models.PositiveIntegerField(null=True, blank=True)
 
     objects = ProblemReportQuerySet.as_manager()
 

@@ -168,13 +168,27 @@ def report_create(*, question: Question, owner, text: str) -> ProblemReport:
     )
 
 
-def report_close(*, report: ProblemReport, outcome: str, by) -> ProblemReport:
+def report_close(*, report: ProblemReport, outcome: str, by, note: str = "") -> ProblemReport:
+    """Resolve or dismiss; a resolved report names the version that carries the fix."""
     if outcome not in (ProblemReport.Status.RESOLVED, ProblemReport.Status.DISMISSED):
         raise AuthoringError("Choose resolve or dismiss.")
+    note = (note or "").strip()
+    if len(note) > ProblemReport.MAX_TEXT:
+        raise AuthoringError(f"The note is longer than {ProblemReport.MAX_TEXT} characters.")
     report.status = outcome
     report.resolved_at = timezone.now()
     report.resolved_by = by
-    report.save(update_fields=["status", "resolved_at", "resolved_by"])
+    report.resolution_note = note
+    report.fixed_in_version = None
+    if outcome == ProblemReport.Status.RESOLVED:
+        current = Question.objects.current().filter(slug=report.question.slug).first()
+        if current is not None and current.version > report.question.version:
+            report.fixed_in_version = current.version
+    report.save(
+        update_fields=[
+            "status", "resolved_at", "resolved_by", "resolution_note", "fixed_in_version"
+        ]
+    )  # fmt: skip
     return report
 
 

@@ -13,6 +13,7 @@ urlpatterns += [
     path("questions/preview/", views.question_preview, name="question_preview"),
     path("questions/<slug:slug>/edit/", views.question_edit, name="question_edit"),
     path("questions/<slug:slug>/publish/", views.question_publish, name="question_publish"),
+    path("questions/<slug:slug>/v/<int:version>/", views.question_version, name="question_version"),
     # For learners and anonymous visitors too: the view has no instructor check.
     path("questions/<slug:slug>/report/", views.report_problem, name="report_problem"),
     path("reports/", views.reports, name="reports"),

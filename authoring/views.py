@@ -326,7 +326,10 @@ def report_resolve(request: HtmxHttpRequest, pk: int):
     report = get_object_or_404(ProblemReport.objects.select_related("question", "user"), pk=pk)
     try:
         services.report_close(
-            report=report, outcome=request.POST.get("outcome", ""), by=request.user
+            report=report,
+            outcome=request.POST.get("outcome", ""),
+            by=request.user,
+            note=request.POST.get("note", ""),
         )
     except services.AuthoringError as e:
         messages.error(request, str(e))
@@ -335,3 +338,50 @@ def report_resolve(request: HtmxHttpRequest, pk: int):
         return render(request, "authoring/reports.html#report-row", {"report": report})
     messages.success(request, f"Report {report.pk} {report.get_status_display().lower()}.")
     return redirect("author:reports")
+
+
+# --- old versions -------------------------------------------------------------------------
+
+
+def _as_yaml(question: Question) -> list[str]:
+    from quizzes.formats import yamlfmt
+
+    return yamlfmt.export([importing.question_to_bank(question)])[0].splitlines()
+
+
+@instructor_required
+@require_http_methods(["GET"])
+def question_version(request, slug: str, version: int):
+    """Any version, read-only, as candidates saw it, with its diff from the version before."""
+    import difflib
+
+    rows = {
+        q.version: q
+        for q in Question.objects.filter(
+            slug=slug, version__in=[version - 1, version]
+        ).prefetch_related("options")
+    }
+    question = rows.get(version)
+    if question is None:
+        raise Http404("No such version.")
+    before = rows.get(version - 1)
+    diff = []
+    if before is not None:
+        for line in difflib.unified_diff(_as_yaml(before), _as_yaml(question), lineterm="", n=2):
+            if line.startswith(("---", "+++")):
+                continue
+            kind = {"+": "added", "-": "removed", "@": "hunk"}.get(line[:1], "same")
+            diff.append({"kind": kind, "text": line})
+    answer = presentation.right_answer(question)
+    preview = {
+        "question": question,
+        "form_ctx": presentation.present(question, 0),
+        "fb": presentation.feedback(
+            question, answer, grading.grade(question.grading_spec(), answer).score
+        ),
+    }
+    return render(
+        request,
+        "authoring/question_version.html",
+        {"question": question, "before": before, "diff": diff, "preview": preview},
+    )

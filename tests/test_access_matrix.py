@@ -136,6 +136,7 @@ MATRIX: dict[str, Row] = {
     "author:question_preview": Row(POST_ONLY, None, NOT_INSTRUCTOR),
     "author:question_edit": Row(INSTRUCTOR, lambda w: {"slug": w.slug}, NOT_INSTRUCTOR),
     "author:question_publish": Row(POST_ONLY, lambda w: {"slug": w.slug}, NOT_INSTRUCTOR),
+    "author:question_version": Row(INSTRUCTOR, lambda w: {"slug": w.slug, "version": 1}),
     "author:reports": Row(INSTRUCTOR),
     "author:report_resolve": Row(POST_ONLY, lambda w: {"pk": w.report.pk}, NOT_INSTRUCTOR),
     "author:from_step": Row(POST_ONLY, None, NOT_INSTRUCTOR),

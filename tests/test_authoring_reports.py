@@ -95,7 +95,8 @@ def test_the_triage_list_shows_question_words_and_date(client, instructor, learn
     ProblemReport.objects.create(question=question, user=learner, text="Option <b>B</b> too")
     client.force_login(instructor)
     html = client.get("/author/reports/").content.decode()
-    assert '<a href="/author/questions/q1/edit/">q1</a> <span class="muted">v1</span>' in html
+    edit = '<a href="/author/questions/q1/edit/">q1</a> '
+    assert edit + '<a href="/author/questions/q1/v/1/" class="muted">v1, as reported</a>' in html
     assert "Option &lt;b&gt;B&lt;/b&gt; too" in html and "learner" in html
     assert "<time datetime=" in html
 
