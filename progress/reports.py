@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from types import SimpleNamespace
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
 
 from quizzes import services as quiz_services
 from quizzes.forms import SUBTOPIC_LABELS
@@ -13,7 +13,7 @@ from quizzes.models import Attempt, Question, Response
 from quizzes.owners import Owner
 from quizzes.schema import FAMILIES, SUBTOPICS
 
-from . import charts, rules
+from . import charts, readiness, rules
 from .models import ConceptCard, Confidence
 
 EXAM_HISTORY = 20  # exams shown in the trend chart and its table
@@ -40,10 +40,23 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
         .order_by()
     )
     seen_slugs = _answered(owner).values("question__slug")
+    # The first answer this learner gave to each question: a new item's best stand-in.
+    first = (
+        _answered(owner)
+        .filter(question__slug=OuterRef("slug"))
+        .order_by("answered_at", "pk")
+        .values("is_correct")[:1]
+    )
     bank = (
         Question.objects.published()
+        .annotate(first_correct=Subquery(first))
         .values("subtopic")
-        .annotate(total=Count("id"), seen=Count("id", filter=Q(slug__in=seen_slugs)))
+        .annotate(
+            total=Count("id"),
+            seen=Count("id", filter=Q(slug__in=seen_slugs)),
+            first_n=Count("id", filter=Q(first_correct__isnull=False)),
+            first_k=Count("id", filter=Q(first_correct=True)),
+        )
         .order_by()
     )
     due = {}
@@ -60,6 +73,8 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
             "points": 0.0,
             "total": 0,
             "seen": 0,
+            "first_n": 0,
+            "first_k": 0,
             "due": due.get(s, 0),
         }
         for s in SUBTOPICS
@@ -73,27 +88,59 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
         r["points"] += row["points"] or 0
     for row in bank:
         if row["subtopic"] in rows:
-            rows[row["subtopic"]].update(total=row["total"], seen=row["seen"])
+            rows[row["subtopic"]].update(
+                total=row["total"],
+                seen=row["seen"],
+                first_n=row["first_n"],
+                first_k=row["first_k"],
+            )
     out = []
     for r in rows.values():
         if not (r["total"] or r["n"]):
             continue
         r["unseen"] = max(0, r["total"] - r["seen"])
         r["mastery"] = round(100 * r["points"] / r["n"]) if r["n"] else None
+        r["coverage"] = round(100 * r["seen"] / r["total"]) if r["total"] else 0
+        r["estimate"] = readiness.estimate(r["first_k"], r["first_n"]) if r["first_n"] else None
         out.append(r)
     order = {s: i for i, s in enumerate(SUBTOPICS)}
-    # Weakest first; subtopics not started yet come after everything measured.
-    out.sort(key=lambda r: (r["mastery"] is None, r["mastery"] or 0, order[r["subtopic"]]))
+    # Weakest estimate first; subtopics not started yet come after everything measured.
+    out.sort(
+        key=lambda r: (
+            r["estimate"] is None,
+            r["estimate"].mean if r["estimate"] else 0,
+            order[r["subtopic"]],
+        )
+    )
     return out
+
+
+def overall_readiness(subtopics: list[dict]) -> dict:
+    """One Beta posterior over every first answer, its verdict and the assumptions behind it."""
+    right = sum(r["first_k"] for r in subtopics)
+    answered = sum(r["first_n"] for r in subtopics)
+    est = readiness.estimate(right, answered)
+    seen = sum(r["seen"] for r in subtopics)
+    total = sum(r["total"] for r in subtopics)
+    return {
+        "estimate": est,
+        "verdict": readiness.verdict(est),
+        "threshold": round(100 * readiness.PASS_SHARE),
+        "seen": seen,
+        "total": total,
+        "prior": readiness.PRIOR_TEXT,
+        "threshold_text": readiness.THRESHOLD_TEXT,
+        "why_high": readiness.WHY_HIGH_TEXT,
+    }
 
 
 def exam_history(owner: Owner) -> list[dict]:
     """The last submitted exams, oldest first (one query)."""
     exams = list(
         Attempt.objects.owned_by(owner)
-        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False)
+        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
         .order_by("-submitted_at")
-        .values("id", "submitted_at", "score", "question_count")[:EXAM_HISTORY]
+        .values("id", "submitted_at", "score", "question_count", "exam_format")[:EXAM_HISTORY]
     )
     exams.reverse()
     for i, e in enumerate(exams, 1):
@@ -155,6 +202,7 @@ def dashboard(owner: Owner, now: datetime) -> dict:
     return {
         "empty": not any(r["n"] for r in subtopics) and not exams,
         "subtopics": subtopics,
+        "readiness": overall_readiness(subtopics),
         "due_total": sum(r["due"] for r in subtopics),
         "exams": exams,
         "trend": charts.trend([(f"#{e['number']}", e["score"]) for e in exams]) if exams else None,

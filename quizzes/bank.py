@@ -66,6 +66,8 @@ def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
         explanation_html=render_markdown(parsed["explanation"]).html,
         sources=parsed["sources"],
         notes_ref=parsed["notes"],
+        scenario=parsed.get("scenario", ""),
+        cluster=parsed.get("cluster", ""),
         data=data,
         origin=origin,
         content_hash=digest,

@@ -188,6 +188,9 @@ def question_to_bank(q: Question) -> dict:
         "stem": q.stem,
         "explanation": q.explanation,
     }
+    for tag in ("scenario", "cluster"):  # only when set, so untagged exports stay as they were
+        if getattr(q, tag, ""):
+            out[tag] = getattr(q, tag)
     options = list(q.options.all())
     data = q.data or {}
     if q.kind in ("single", "multiple", "truefalse"):

@@ -56,6 +56,10 @@ class Question(models.Model):
     explanation_html = models.TextField()
     sources = models.JSONField(default=list)
     notes_ref = models.CharField(max_length=120)
+    #: One of the exam's six scenarios (quizzes.scenarios), "general", or blank (not tagged).
+    scenario = models.CharField(max_length=40, blank=True, default="")
+    #: Items testing the same fact share a cluster; one exam draws at most one of them.
+    cluster = models.SlugField(max_length=60, blank=True, default="")
     data = models.JSONField(default=dict, blank=True)
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.FILE)
     content_hash = models.CharField(max_length=64)
@@ -127,7 +131,13 @@ class Attempt(models.Model):
         PRACTICE = "practice"
         EXAM = "exam"
 
+    class Format(models.TextChoices):
+        TOPIC = "topic", "Topic mock"
+        CCAF = "ccaf", "CCA-F format"
+
     mode = models.CharField(max_length=10, choices=Mode.choices)
+    #: For exams: a topic quiz drawn by subtopic weight, or the CCA-F scenario format.
+    exam_format = models.CharField(max_length=10, choices=Format.choices, default=Format.TOPIC)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
     )

@@ -16,6 +16,8 @@ import yaml
 
 from studyapp.agentloop import catalogue, models
 
+from .scenarios import SCENARIO_CHOICES
+
 KINDS = (
     "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
 )  # fmt: skip
@@ -67,6 +69,8 @@ FAMILIES: dict[str, str] = {
     "invented-api": "relies on something that does not exist, such as an Agent SDK run()",
     "over-engineered": "adds machinery where a parameter or a line of code fixes the cause",
     "misread-contract": "gets a field name, shape, default or limit of the API wrong",
+    "scripted-flow": "hard-codes the sequence of tool calls, or ends the loop on a planned step, "
+    "instead of letting the model decide from each result",
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NOTES_RE = re.compile(r"^[a-z0-9-]+#[a-z0-9-]+$")
@@ -198,6 +202,19 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         "data": {},
         "line": q.line,
     }
+    # Optional tags, kept out of the parsed form when absent so untagged items keep their hash.
+    scenario = q.get("scenario")
+    if scenario is not None:
+        if scenario not in SCENARIO_CHOICES:
+            c.err(f"scenario must be one of {', '.join(SCENARIO_CHOICES)} (got {scenario!r})")
+        else:
+            out["scenario"] = scenario
+    cluster = q.get("cluster")
+    if cluster is not None:
+        if not isinstance(cluster, str) or not SLUG_RE.match(cluster) or len(cluster) > 60:
+            c.err("cluster must be a slug (lowercase letters, digits, hyphens; at most 60)")
+        else:
+            out["cluster"] = cluster
     if kind in CHOICE_KINDS and kind != "next_action":
         _check_options(c, q, kind, out)
     elif kind == "next_action":

@@ -126,6 +126,9 @@ MATRIX: dict[str, Row] = {
     "progress:review": Row(PUBLIC),
     "progress:review_start": Row(POST_ONLY),
     "progress:retention": Row(POST_ONLY),
+    "progress:study_ahead": Row(POST_ONLY),
+    "progress:flashcards": Row(PUBLIC),
+    "progress:anki_export": Row(PUBLIC),
     # Authoring, import/export and statistics: instructors and staff only
     # (tests/test_authoring_views.py covers their POSTs per role in depth).
     "author:index": Row(INSTRUCTOR),

@@ -1,6 +1,7 @@
 """The mock exam: blueprint, a deadline held on the server, autosave, flags, results, review."""
 
 import random
+import re
 from datetime import timedelta
 
 import pytest
@@ -165,8 +166,11 @@ def test_results_by_subtopic_family_and_a_filtered_review(client, bank):
     client.post(f"/exam/{attempt.pk}/submit/")
     page = client.get(f"/exam/{attempt.pk}/results/")
     html = page.content.decode()
-    assert "1.7%" in html and "1 right out of 60 (2 answered)" in html
-    assert "<strong>ends-on-text</strong>" in html and "Caught you 1 of the" in html
+    assert "2%</strong>" in html and "1.7%" not in html  # one way to write a share
+    assert "1 right out of 60 (2 answered)" in html
+    assert "Ending on the text</a></strong>" in html  # the trap in words, linked
+    assert re.search(r"Offered in \d+ questions; you chose it 1 time\.", html)
+    assert "of the 1 time" not in html
     assert "WHY-A-RIGHT" in html  # now earned: every option's why
     incorrect = client.get(f"/exam/{attempt.pk}/results/?show=incorrect").context["review"]
     assert [i["response"].position for i in incorrect] == [single.position]
@@ -189,7 +193,8 @@ def test_retake_the_ones_i_missed(client, bank):
     client.post(f"/exam/{attempt.pk}/submit/")
     response = client.post(f"/exam/{attempt.pk}/retake/")
     retake = Attempt.objects.latest("pk")
-    assert response["Location"] == f"/exam/{retake.pk}/q/1/"
+    assert response["Location"] == f"/practice/{retake.pk}/1/"  # practice, not a new exam
+    assert retake.mode == "practice"
     assert retake.question_count == 4 and retake.retake_of == attempt
     assert r.question_id not in set(retake.responses.values_list("question_id", flat=True))
 

@@ -87,7 +87,11 @@ def test_a_wrong_answer_shows_the_trap_and_the_right_option(client, one_of_each)
     wrong = r.question.options.get(text="Option B")
     html = client.post(f"/practice/{attempt.pk}/{r.position}/", {"choice": wrong.key}).content
     html = html.decode()
-    assert "Not quite." in html and "The trap: <strong>ends-on-text</strong>" in html
+    assert (
+        "Not quite." in html
+        and "The trap: <strong>Ending on the text</strong>" in html
+        and "/traps/#trap-ends-on-text" in html
+    )
     assert "Right answer" in html and "WHY-A-RIGHT" in html
     r.refresh_from_db()
     assert r.families == ["ends-on-text"]

@@ -301,6 +301,8 @@ def test_every_form_on_every_page_echoes_and_stores_text_inert(world, name):  # 
     client.force_login(world.users["instructor"])
     url = MATRIX[name].url(name, world)
     page = client.get(url)
+    if not page["Content-Type"].startswith("text/html"):
+        return  # a download (the .apkg export) has no forms to fill
     forms = Forms()
     forms.feed(page.content.decode())
     for form in forms.forms:
