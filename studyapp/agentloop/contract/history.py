@@ -118,4 +118,6 @@ def _results(group: list[_Msg]) -> list[tuple[_Msg, str, dict[str, Any]]]:
 
 
 def _touches(group: list[_Msg] | None, since: int) -> bool:
-    return bool(group) and group[-1].index >= since
+    if not group:
+        return False
+    return group[-1].index >= since

@@ -226,7 +226,7 @@ def _run_lints(t: Transcript) -> list[Finding]:
     # unfinished) used the cap as the safety net it is; only a silent stop is the mistake.
     reason_text = t.extra.get("ended_reason")
     reported = isinstance(reason_text, str) and bool(reason_text.strip())
-    if last.continues:
+    if last.continues and last.action is not None:  # a turn that continues has an action
         if cap and not reported:
             out.append(
                 _finding(

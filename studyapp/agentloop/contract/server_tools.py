@@ -84,10 +84,10 @@ def _check_paused(
 ) -> None:
     answers = index.answers
     by_response: dict[int, int] = {}
-    for m in msgs[max(since - 1, 0) :]:
-        j = index.match(m)
+    for msg in msgs[max(since - 1, 0) :]:
+        j = index.match(msg)
         if j is not None:
-            by_response[j] = m.index  # the latest copy is the one being resent
+            by_response[j] = msg.index  # the latest copy is the one being resent
     for j, response in enumerate(answers):
         if response["stop_reason"] != "pause_turn":
             continue

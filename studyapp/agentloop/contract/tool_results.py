@@ -112,7 +112,7 @@ def _check_results(
         )
 
     carriers = [m for m in group if any(b.get("type") == "tool_result" for _, b in m.blocks)]
-    if len(carriers) > 1 and len(called) > 1:
+    if assistant and len(carriers) > 1 and len(called) > 1:  # calls imply an assistant turn
         first_path = next(p for p, b in carriers[1].blocks if b.get("type") == "tool_result")
         listed = ", ".join(f"messages[{m.index}]" for m in carriers)
         findings.append(
