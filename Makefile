@@ -21,9 +21,11 @@ setup: $(STAMP)
 run: setup
 	DEBUG=true $(PY) manage.py runserver $(HOST):$(PORT)
 
+# mypy reads what to check, and how strictly, from pyproject.toml.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .
