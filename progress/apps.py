@@ -4,6 +4,3 @@ from django.apps import AppConfig
 class ProgressConfig(AppConfig):
     name = "progress"
     verbose_name = "Progress"
-
-    def ready(self):
-        from . import signals  # noqa: F401  (connects the log-in signal)

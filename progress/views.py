@@ -7,8 +7,8 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from core.owners import get_owner
 from quizzes.forms import SUBTOPIC_LABELS
-from quizzes.owners import get_owner
 
 from . import reports, rules, services
 from .forms import RetentionForm

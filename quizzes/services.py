@@ -11,9 +11,10 @@ from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from core.owners import Owner
+
 from . import grading
 from .models import Attempt, Question, Response
-from .owners import Owner
 from .schema import SUBTOPICS
 
 #: Share of a mock exam per subtopic, in percent, following the weight of each in the topic.

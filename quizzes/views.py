@@ -9,12 +9,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core.owners import get_owner
 from progress.hooks import practice_answered
 
 from . import grading, presentation, services
 from .forms import SUBTOPIC_LABELS, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
-from .owners import get_owner
 from .schema import FAMILIES
 
 

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "core",
     "studyapp",
     "studyapp.notes",
     "studyapp.sandbox",

@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+API_KEY = "sk-ant-test-secret-never-shown-0123456789"
+
 
 @pytest.fixture
 def content_dir() -> Path:
@@ -34,3 +36,25 @@ def learner(db, django_user_model):
 @pytest.fixture
 def other_learner(db, django_user_model):
     return django_user_model.objects.create_user("other", password="pw-other-123")
+
+
+@pytest.fixture
+def instructor(db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
+    user.groups.add(Group.objects.get(name="Instructors"))
+    return user
+
+
+@pytest.fixture
+def api(monkeypatch):
+    """A key is set and the SDK talks to a scripted fake; tests fill ``api.script``."""
+    from studyapp.agentloop import runner
+
+    from .fakes import FakeAPI
+
+    fake = FakeAPI([])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
+    return fake

@@ -14,9 +14,9 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from core.owners import Owner
 from quizzes import services
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
 from studyapp.sandbox.library import library as run_library
 from studyapp.sandbox.models import UploadedRun
 from tests.factories import make_bank

@@ -6,9 +6,9 @@ import pytest
 from django.contrib.auth.models import Group
 
 from authoring import forms, services
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.models import Question
-from quizzes.owners import Owner
 from tests.factories import KIND_BODIES, make_question
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ import pytest
 from django.contrib.auth.models import Group
 
 from authoring.models import ProblemReport
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.models import Attempt
-from quizzes.owners import Owner
 from tests.factories import make_bank, make_question
 
 pytestmark = pytest.mark.django_db

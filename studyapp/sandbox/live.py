@@ -20,26 +20,22 @@ class LiveError(Exception):
     """Something the learner must be told in words (no key, daily cap reached, …)."""
 
 
-def owner_key(owner) -> str:
-    return f"u{owner.user.pk}" if owner.user is not None else f"t{owner.token}"
-
-
 def daily_cap() -> int:
-    return int(getattr(settings, "LIVE_DAILY_TOKEN_CAP", 200_000))
+    return settings.LIVE_DAILY_TOKEN_CAP
 
 
 def tokens_today(owner, now: dt.datetime | None = None) -> int:
+    """Tokens this owner (the account when signed in, else the browser session) spent today."""
     day = (now or timezone.now()).date()
-    row = LiveUsage.objects.filter(owner_key=owner_key(owner), day=day).first()
+    row = LiveUsage.objects.owned_by(owner).filter(day=day).first()
     return row.tokens if row else 0
 
 
 def _record_usage(owner, tokens: int, calls: int) -> None:
     day = timezone.now().date()
-    key = owner_key(owner)
     with transaction.atomic():
-        LiveUsage.objects.get_or_create(owner_key=key, day=day)
-        LiveUsage.objects.filter(owner_key=key, day=day).update(
+        row, _ = LiveUsage.objects.get_or_create(user=owner.user, owner_token=owner.token, day=day)
+        LiveUsage.objects.filter(pk=row.pk).update(
             tokens=F("tokens") + max(0, tokens), calls=F("calls") + calls
         )
 
