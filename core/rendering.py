@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -70,34 +72,64 @@ def sanitize(html: str) -> str:
     )
 
 
+_EXTENSIONS = [
+    "markdown.extensions.extra",
+    "markdown.extensions.admonition",
+    "markdown.extensions.sane_lists",
+    "markdown.extensions.codehilite",
+]
+_local = threading.local()
+
+
+def _markdown(toc: bool) -> tuple[markdown.Markdown, _MarkerPreprocessor]:
+    """This thread's parser for the configuration, reset: building one costs more than a
+    conversion, and a question has a dozen small texts."""
+    cached = getattr(_local, "toc" if toc else "plain", None)
+    if cached is None:
+        extensions = list(_EXTENSIONS)
+        configs = {
+            "markdown.extensions.codehilite": {"css_class": "highlight", "guess_lang": False}
+        }
+        if toc:
+            extensions.append("markdown.extensions.toc")
+            configs["markdown.extensions.toc"] = {"toc_depth": "2-3"}
+        md = markdown.Markdown(extensions=extensions, extension_configs=configs)
+        markers = _MarkerPreprocessor(md, {}, [])
+        md.preprocessors.register(markers, "loopcraft_blocks", 25)
+        # Raw HTML in the source is escaped: authors write Markdown, not markup.
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.inlinePatterns.deregister("entity")
+        cached = (md, markers)
+        setattr(_local, "toc" if toc else "plain", cached)
+    cached[0].reset()
+    return cached
+
+
 def render_markdown(
     text: str, *, blocks: dict[str, Callable[[], str]] | None = None, toc: bool = False
 ) -> Rendered:
     """Render untrusted Markdown to sanitised HTML; trusted generated blocks go in afterwards."""
+    if not blocks:
+        html, toc_items = _render_plain(text, toc)
+        return Rendered(html=html, toc=[dict(t) for t in toc_items])
+    return _render(text, blocks, toc)
+
+
+@functools.lru_cache(maxsize=4096)
+def _render_plain(text: str, toc: bool) -> tuple[str, tuple[dict, ...]]:
+    """Texts without generated blocks render the same every time: the bank repeats many."""
+    rendered = _render(text, {}, toc)
+    return rendered.html, tuple(rendered.toc)
+
+
+def _render(text: str, blocks: dict[str, Callable[[], str]], toc: bool) -> Rendered:
+    md, markers = _markdown(toc)
     found: list[str] = []
-    extensions = [
-        "markdown.extensions.extra",
-        "markdown.extensions.admonition",
-        "markdown.extensions.sane_lists",
-        "markdown.extensions.codehilite",
-    ]
-    configs = {"markdown.extensions.codehilite": {"css_class": "highlight", "guess_lang": False}}
-    if toc:
-        extensions.append("markdown.extensions.toc")
-        configs["markdown.extensions.toc"] = {"toc_depth": "2-3"}
-    md = markdown.Markdown(extensions=extensions, extension_configs=configs)
-    md.preprocessors.register(_MarkerPreprocessor(md, blocks or {}, found), "loopcraft_blocks", 25)
-    # Raw HTML in the source is escaped: authors write Markdown, not markup.
-    md.preprocessors.deregister("html_block")
-    md.inlinePatterns.deregister("html")
-    md.inlinePatterns.deregister("entity")
+    markers.blocks, markers.found = blocks, found
     html = sanitize(md.convert(text))
     # Code blocks scroll sideways on small screens; a keyboard user must be able to reach them.
     html = html.replace("<pre>", '<pre tabindex="0">')
-    for i, key in enumerate(found):
-        generated = blocks[key]()
-        token = PLACEHOLDER.format(i)
-        html = html.replace(f"<p>{token}</p>", generated).replace(token, generated)
     toc_items: list[dict] = []
     if toc:
 
@@ -107,6 +139,11 @@ def render_markdown(
                 walk(t["children"])
 
         walk(md.toc_tokens)
+    # Read the parser's state before a block runs: a block may render Markdown itself.
+    for i, key in enumerate(found):
+        generated = blocks[key]()
+        token = PLACEHOLDER.format(i)
+        html = html.replace(f"<p>{token}</p>", generated).replace(token, generated)
     return Rendered(html=html, toc=toc_items)
 
 

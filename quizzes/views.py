@@ -10,12 +10,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from core.owners import get_owner
-from progress.hooks import practice_answered
 
 from . import grading, presentation, services
 from .forms import SUBTOPIC_LABELS, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
 from .schema import FAMILIES
+from .signals import practice_answered
 
 
 def _attempt(request: HttpRequest, pk: int, mode: str) -> Attempt:
@@ -81,7 +81,8 @@ def practice_question(request, pk: int, position: int):
             response = services.response_save(
                 response=response, answer=answer, lock_after_first=True
             ).response
-            practice_answered(request, response)  # certainty + the concept's FSRS review
+            # Progress listens: the stated certainty and the concept's FSRS review.
+            practice_answered.send(sender=Response, request=request, response=response)
             answer = response.answer
     ctx = {
         "attempt": attempt,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import textwrap
 
 from quizzes import bank, schema
@@ -116,12 +118,31 @@ def bank_yaml(kinds=tuple(KIND_BODIES), **kw) -> str:
     return "questions:\n" + "".join(question_yaml(k, **kw) for k in kinds)
 
 
-def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> Question:
-    result = schema.parse_text(
-        textwrap.dedent("questions:\n" + question_yaml(kind, slug, subtopic))
+def parse_question(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> dict:
+    """The parsed form of ``question_yaml(kind, slug, subtopic)``. The YAML and its checks run
+    once per kind; other slugs and subtopics are filled into a copy (test_factories proves
+    the copy equals a real parse)."""
+    slug = slug or f"t-{kind.replace('_', '-')}"
+    parsed = copy.deepcopy(_parsed_template(kind))
+    parsed.update(
+        slug=slug,
+        concept=slug,
+        subtopic=subtopic,
+        stem=f"Stem of {slug}",
+        explanation=f"General explanation of {slug}",
     )
+    return parsed
+
+
+@functools.cache
+def _parsed_template(kind: str) -> dict:
+    result = schema.parse_text(textwrap.dedent("questions:\n" + question_yaml(kind)))
     assert not result.problems, result.problems
-    return bank.save_question(result.questions[0])
+    return result.questions[0]
+
+
+def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> Question:
+    return bank.save_question(parse_question(kind, slug, subtopic))
 
 
 def make_bank(n: int) -> list[Question]:

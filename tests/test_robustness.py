@@ -97,7 +97,6 @@ def _fuzz_client() -> Client:
 
 @pytest.mark.django_db
 @settings(
-    max_examples=1000,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

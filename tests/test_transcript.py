@@ -818,7 +818,7 @@ def _base_transcript():
     return data
 
 
-PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _only_transcript_errors(fn, *args, **kwargs):
