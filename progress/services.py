@@ -27,7 +27,7 @@ class NothingDue(ValueError):
 
 def _fuzz() -> bool:
     # Tests turn fuzzing off so intervals are exact; production spreads reviews over days.
-    return getattr(settings, "PROGRESS_FSRS_FUZZ", True)
+    return settings.PROGRESS_FSRS_FUZZ
 
 
 def retention_for(owner: Owner) -> float:

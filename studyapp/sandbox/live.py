@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from django.conf import settings
 from django.db import transaction
@@ -14,6 +15,8 @@ from studyapp.agentloop.transcript import parse_transcript
 
 from .library import Run, build_run
 from .models import LiveRun, LiveUsage, UploadedRun
+
+logger = logging.getLogger(__name__)
 
 
 class LiveError(Exception):
@@ -90,6 +93,15 @@ def live_persist(*, owner, live: LiveRun, run: runner.Run, results) -> None:
     """Save the run's state, its last error and the tokens it spent (whatever happened)."""
     spent_before, turns_before = run._spent_before
     errors = [r.error for r in results if r.error is not None]
+    for e in errors:
+        logger.warning(
+            "live run %s: API call failed at step %s: %s (HTTP %s): %s",
+            live.pk,
+            e.step,
+            e.kind,
+            e.status,
+            e.message,
+        )
     live.state = run.to_state()
     live.last_error = errors[-1].to_dict() if errors else None
     live.updated_at = timezone.now()

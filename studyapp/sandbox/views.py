@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from django.contrib import messages
 from django.http import Http404
@@ -24,6 +25,8 @@ from .uploads import upload_parse
 
 RAW_KEY = "sandbox_raw_json"
 PREDICT_KEY = "sandbox_predictions"
+
+logger = logging.getLogger(__name__)
 
 
 def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
@@ -293,6 +296,7 @@ def upload(request):
             transcript, text = upload_parse(form.cleaned_data["text"], form.cleaned_data["file"])
         except TranscriptError as e:
             error = str(e)
+            logger.info("upload rejected: %s", error)
         else:
             owner = get_owner(request)
             title = form.cleaned_data["title"] or transcript.title or "My uploaded run"
