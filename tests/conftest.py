@@ -1,6 +1,7 @@
 """Fixtures shared by the whole suite."""
 
 import os
+import runpy
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,13 @@ hypothesis_settings.register_profile("ci", max_examples=400)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 API_KEY = "sk-ant-test-secret-never-shown-0123456789"
+ROOT = Path(__file__).resolve().parent.parent
+#: The environment of a production server, for tests of studyapp/settings.py.
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": "x9!-a-long-random-production-secret-key-with-many-characters-0192837465",
+    "ALLOWED_HOSTS": "loopcraft.example.com",
+}
 
 
 @pytest.fixture
@@ -66,3 +74,26 @@ def api(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
     return fake
+
+
+@pytest.fixture
+def production_env():
+    return dict(PRODUCTION)
+
+
+@pytest.fixture
+def settings_from_env(monkeypatch):
+    """Evaluate studyapp/settings.py afresh, in this process, under the given environment
+    (only what a test names: the suite's own test settings are cleared first)."""
+
+    def load(**env) -> dict:
+        for name in list(os.environ):
+            if name in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL") or name.startswith(
+                ("SECURE_", "WHITENOISE_", "RATELIMIT_")
+            ):
+                monkeypatch.delenv(name)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return runpy.run_path(str(ROOT / "studyapp" / "settings.py"))
+
+    return load
