@@ -3,6 +3,7 @@
 import os
 import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -97,3 +98,73 @@ def settings_from_env(monkeypatch):
         return runpy.run_path(str(ROOT / "studyapp" / "settings.py"))
 
     return load
+
+
+MESSAGE = (
+    '{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": '
+    '[{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "stop_sequence": null, '
+    '"usage": {"input_tokens": 1, "output_tokens": 1}}'
+)
+
+
+@pytest.fixture
+def world(db, learner, other_learner, django_user_model):
+    """One of everything a URL can point at, owned by ``learner`` (tests/test_access_matrix.py
+    says who may open each; the security tests visit them all)."""
+    from django.contrib.auth.models import Group
+
+    from authoring.models import ProblemReport
+    from core.owners import Owner
+    from quizzes import services
+    from studyapp.notes.loader import library as note_library
+    from studyapp.sandbox.library import library as run_library
+    from studyapp.sandbox.models import UploadedRun
+
+    from .factories import make_bank
+
+    bank = make_bank(6)
+    instructor = django_user_model.objects.create_user("instructor", password="pw-instr-123")
+    instructor.groups.add(Group.objects.get_or_create(name="Instructors")[0])
+    staff = django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True)
+    owner = Owner(learner, "")
+    practice = services.practice_start(owner=owner, subtopics=[], which="all", count=5)
+    exam = services.exam_start(owner=owner, count=5)
+    done = services.exam_start(owner=owner, count=5)
+    services.attempt_submit(attempt=done)
+    upload = UploadedRun.objects.create(
+        user=learner, title="mine", source="message", data=_upload_data(), size=10
+    )
+    return SimpleNamespace(
+        users={
+            "anonymous": None,
+            "learner": learner,
+            "other": other_learner,
+            "instructor": instructor,
+            "staff": staff,
+        },
+        practice=practice,
+        exam=exam,
+        done=done,
+        upload=upload,
+        slug=bank[0].slug,
+        report=ProblemReport.objects.create(question=bank[0], user=learner, text="typo"),
+        live=_live(learner),
+        run=sorted(run_library().runs())[0],
+        note=sorted(note_library().notes())[0],
+    )
+
+
+def _live(user):
+    from core.owners import Owner
+    from studyapp.agentloop import demo
+    from studyapp.sandbox import live
+
+    scenario = sorted(demo.SCENARIOS)[0]
+    options = {"model": "claude-sonnet-4-5", "max_tokens": 1024}
+    return live.live_start(owner=Owner(user, ""), scenario=scenario, prompt="hi", options=options)
+
+
+def _upload_data() -> dict:
+    from studyapp.agentloop.transcript import parse_upload
+
+    return parse_upload(MESSAGE).to_dict()

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from tests.test_access_matrix import MATRIX, PRESENT, world  # noqa: F401 - fixture
+from tests.test_access_matrix import MATRIX, PRESENT
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +56,7 @@ class Scripts(HTMLParser):
 
 
 @pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].get["learner"] == 200])
-def test_every_page_sends_the_policy_and_needs_no_inline_script(world, name):  # noqa: F811
+def test_every_page_sends_the_policy_and_needs_no_inline_script(world, name):
     client = Client()
     client.force_login(world.users["learner"])
     response = client.get(MATRIX[name].url(name, world))
