@@ -45,6 +45,21 @@ def one_of_each(db):
     return {kind: make_question(kind) for kind in KIND_BODIES}
 
 
+@pytest.fixture(scope="module")
+def module_bank(django_db_setup, django_db_blocker):
+    """60 questions of every kind and subtopic, written once for the test module that asks.
+    Its tests may read them, not change them (each test's own writes are rolled back)."""
+    from quizzes.models import Question
+
+    from .factories import make_bank
+
+    with django_db_blocker.unblock():
+        questions = make_bank(60)
+    yield questions
+    with django_db_blocker.unblock():
+        Question.objects.filter(pk__in=[q.pk for q in questions]).delete()
+
+
 @pytest.fixture
 def learner(db, django_user_model):
     return django_user_model.objects.create_user("learner", password="pw-learner-123")
@@ -107,10 +122,9 @@ MESSAGE = (
 )
 
 
-@pytest.fixture
-def world(db, learner, other_learner, django_user_model):
-    """One of everything a URL can point at, owned by ``learner`` (tests/test_access_matrix.py
-    says who may open each; the security tests visit them all)."""
+def build_world() -> SimpleNamespace:
+    """One of everything a URL can point at, owned by ``world.users["learner"]``."""
+    from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
     from authoring.models import ProblemReport
@@ -122,10 +136,13 @@ def world(db, learner, other_learner, django_user_model):
 
     from .factories import make_bank
 
+    users = get_user_model().objects
     bank = make_bank(6)
-    instructor = django_user_model.objects.create_user("instructor", password="pw-instr-123")
+    learner = users.create_user("world-learner", password="pw-learner-123")
+    other_learner = users.create_user("world-other", password="pw-other-123")
+    instructor = users.create_user("world-instructor", password="pw-instr-123")
     instructor.groups.add(Group.objects.get_or_create(name="Instructors")[0])
-    staff = django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True)
+    staff = users.create_user("world-staff", password="pw-staff-123", is_staff=True)
     owner = Owner(learner, "")
     practice = services.practice_start(owner=owner, subtopics=[], which="all", count=5)
     exam = services.exam_start(owner=owner, count=5)
@@ -134,7 +151,7 @@ def world(db, learner, other_learner, django_user_model):
     upload = UploadedRun.objects.create(
         user=learner, title="mine", source="message", data=_upload_data(), size=10
     )
-    return SimpleNamespace(
+    world = SimpleNamespace(
         users={
             "anonymous": None,
             "learner": learner,
@@ -152,6 +169,42 @@ def world(db, learner, other_learner, django_user_model):
         run=sorted(run_library().runs())[0],
         note=sorted(note_library().notes())[0],
     )
+    world.bank = bank
+    return world
+
+
+@pytest.fixture
+def world(db):
+    """A fresh world for this test (tests/test_access_matrix.py says who may open what)."""
+    return build_world()
+
+
+@pytest.fixture(scope="module")
+def _module_world(django_db_setup, django_db_blocker):
+    from django.contrib.auth import get_user_model
+    from django.core.cache import caches
+
+    from authoring.models import ProblemReport
+    from quizzes.models import Question
+
+    with django_db_blocker.unblock():
+        world = build_world()
+    yield world
+    with django_db_blocker.unblock():
+        ProblemReport.objects.filter(question__in=world.bank).delete()
+        # The users' attempts, answers, uploads and runs go with them.
+        users = [u.pk for u in world.users.values() if u]
+        get_user_model().objects.filter(pk__in=users).delete()
+        Question.objects.filter(pk__in=[q.pk for q in world.bank]).delete()
+        for cache in caches.all():
+            cache.clear()
+
+
+@pytest.fixture
+def shared_world(db, _module_world):
+    """The world built once per test module, for modules whose every test only reads it (each
+    test's own writes are rolled back; none may change these Python objects)."""
+    return _module_world
 
 
 def _live(user):

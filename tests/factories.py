@@ -7,7 +7,7 @@ import functools
 import textwrap
 
 from quizzes import bank, schema
-from quizzes.models import Question
+from quizzes.models import Option, Question
 
 COMMON = """
     subtopic: {subtopic}
@@ -146,9 +146,24 @@ def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reas
 
 
 def make_bank(n: int) -> list[Question]:
-    """n questions spread over kinds and subtopics."""
+    """n questions spread over kinds and subtopics, written in two bulk inserts (the rows are
+    what bank.save_question writes for a new slug: test_factories compares them)."""
     kinds = list(KIND_BODIES)
-    return [
-        make_question(kinds[i % len(kinds)], f"b-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)])
+    built = [
+        bank._build(
+            parse_question(
+                kinds[i % len(kinds)], f"b-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)]
+            ),
+            1,
+            Question.Origin.FILE,
+        )
         for i in range(n)
     ]
+    questions = Question.objects.bulk_create(built)
+    options = []
+    for question, b in zip(questions, built, strict=True):
+        for o in b._pending_options:
+            o.question = question
+            options.append(o)
+    Option.objects.bulk_create(options)
+    return questions

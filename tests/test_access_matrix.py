@@ -18,6 +18,12 @@ from studyapp.sandbox.models import UploadedRun
 ROLES = ("anonymous", "learner", "other", "instructor", "staff")
 
 
+@pytest.fixture
+def world(shared_world):
+    """Every test here only reads the world: build it once for the module."""
+    return shared_world
+
+
 def url_names() -> list[str]:
     """Every routable view in the URLconf as 'namespace:name' (or its route if unnamed)."""
     found: list[str] = []

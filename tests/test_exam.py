@@ -25,8 +25,8 @@ def start_exam(client, count=5):
 
 
 @pytest.fixture
-def bank(db):
-    return make_bank(60)
+def bank(db, module_bank):
+    return module_bank
 
 
 def test_allocate_splits_by_weight_and_sums_to_n():

@@ -14,6 +14,12 @@ from tests.test_access_matrix import MATRIX, PRESENT
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def world(shared_world):
+    """Every test here only reads the world: build it once for the module."""
+    return shared_world
+
+
 def directives(header: str) -> dict[str, list[str]]:
     parts = [d.split() for d in header.split(";") if d.strip()]
     return {p[0]: p[1:] for p in parts}

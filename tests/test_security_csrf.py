@@ -9,6 +9,12 @@ from tests.test_access_matrix import MATRIX, PRESENT
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def world(shared_world):
+    """Every test here only reads the world: build it once for the module."""
+    return shared_world
+
+
 def owner_client(world, *, enforce: bool) -> Client:
     client = Client(enforce_csrf_checks=enforce)
     client.force_login(world.users["learner"])
