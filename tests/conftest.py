@@ -54,7 +54,7 @@ def module_bank(django_db_setup, django_db_blocker):
     from .factories import make_bank
 
     with django_db_blocker.unblock():
-        questions = make_bank(60)
+        questions = make_bank(60, prefix="m")
     yield questions
     with django_db_blocker.unblock():
         Question.objects.filter(pk__in=[q.pk for q in questions]).delete()

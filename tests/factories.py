@@ -145,14 +145,14 @@ def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reas
     return bank.save_question(parse_question(kind, slug, subtopic))
 
 
-def make_bank(n: int) -> list[Question]:
-    """n questions spread over kinds and subtopics, written in two bulk inserts (the rows are
-    what bank.save_question writes for a new slug: test_factories compares them)."""
+def make_bank(n: int, prefix: str = "b") -> list[Question]:
+    """n questions (slugs ``<prefix>-0`` …) spread over kinds and subtopics, written in two
+    bulk inserts (the rows bank.save_question writes for a new slug: test_factories checks)."""
     kinds = list(KIND_BODIES)
     built = [
         bank._build(
             parse_question(
-                kinds[i % len(kinds)], f"b-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)]
+                kinds[i % len(kinds)], f"{prefix}-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)]
             ),
             1,
             Question.Origin.FILE,
