@@ -8,8 +8,8 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core.owners import get_owner
 from quizzes.forms import SUBTOPIC_LABELS
-from quizzes.owners import get_owner
 
 from . import anki, flashcards, reports, rules, services
 from .forms import RetentionForm

@@ -11,6 +11,7 @@ them before publishing. Imported questions are stored with origin "browser", so
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import yaml
@@ -36,6 +37,8 @@ WRITERS = {"gift": gift.export, "moodlexml": moodlexml.export, "yaml": yamlfmt.e
 EXTENSIONS = {"gift": "gift.txt", "moodlexml": "xml", "yaml": "yaml"}
 FORMAT_LABELS = {"yaml": "Loopcraft YAML", "gift": "GIFT", "moodlexml": "Moodle XML"}
 MAX_BYTES = schema.MAX_BYTES
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -168,6 +171,13 @@ def import_apply(preview: Preview) -> Preview:
     for row in preview.rows:
         if row.action != "unchanged":
             bank.save_question(row.parsed, origin=Question.Origin.BROWSER)
+    logger.info(
+        "imported questions: %d created, %d updated, %d unchanged, %d skipped",
+        preview.count("create"),
+        preview.count("update"),
+        preview.count("unchanged"),
+        len(preview.skipped),
+    )
     return preview
 
 

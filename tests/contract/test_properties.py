@@ -70,7 +70,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_values, json_values, json_values, json_values, st.lists(json_values, max_size=3))
 def test_check_never_raises(messages, tools, tool_choice, thinking, responses):
     assert isinstance(check(messages, responses=tools), list)
@@ -119,7 +119,7 @@ message_like = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(message_like, max_size=6),
     st.lists(
@@ -204,7 +204,7 @@ def _full_check(t):
     return out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(loops())
 def test_check_transcript_on_random_loops_matches_a_full_check(loop):
     turns, top = loop
