@@ -6,29 +6,24 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from core.owners import OwnedModel, OwnedQuerySet
 from quizzes.models import Question
 
 
-class ProblemReportQuerySet(models.QuerySet):
+class ProblemReportQuerySet(OwnedQuerySet):
     def open(self):
         return self.filter(status=ProblemReport.Status.OPEN)
 
     def reported_by(self, owner):
         """The reports a learner (or an anonymous browser) sent, newest first."""
-        if owner.user is not None:
-            mine = self.filter(user=owner.user)
-        elif owner.token:
-            mine = self.filter(user=None, owner_token=owner.token)
-        else:
-            return self.none()
-        return mine.select_related("question").order_by("-created_at", "-pk")
+        return self.owned_by(owner).select_related("question").order_by("-created_at", "-pk")
 
     def for_triage(self):
         """Newest first, with the question and the reporter loaded in the same query."""
         return self.select_related("question", "user").order_by("-created_at", "-pk")
 
 
-class ProblemReport(models.Model):
+class ProblemReport(OwnedModel):
     class Status(models.TextChoices):
         OPEN = "open", "Open"
         RESOLVED = "resolved", "Resolved"
@@ -38,10 +33,10 @@ class ProblemReport(models.Model):
 
     # The exact version the learner saw: a later edit must not change what was reported.
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
+    # A report outlives its reporter's account.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
-    owner_token = models.CharField(max_length=64, blank=True)
     text = models.TextField(max_length=MAX_TEXT)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField(default=timezone.now)

@@ -13,9 +13,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from core.owners import get_owner
 from quizzes import grading, importing, kinds, presentation, stats
 from quizzes.models import Question
-from quizzes.owners import get_owner
 from quizzes.schema import KINDS
 from studyapp.sandbox.library import library
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import genanki
 from django.db.models import OuterRef, Subquery
 
+from core.owners import Owner
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
 
 from . import flashcards
 

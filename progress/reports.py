@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.forms import SUBTOPIC_LABELS
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
 from quizzes.schema import FAMILIES, SUBTOPICS
 
 from . import charts, readiness, rules

@@ -10,9 +10,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, Max, Subquery
 
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
 
 from . import flashcards, rules
 from .models import ConceptCard, Confidence, ReviewLog, StudyPrefs
@@ -27,7 +27,7 @@ class NothingDue(ValueError):
 
 def _fuzz() -> bool:
     # Tests turn fuzzing off so intervals are exact; production spreads reviews over days.
-    return getattr(settings, "PROGRESS_FSRS_FUZZ", True)
+    return settings.PROGRESS_FSRS_FUZZ
 
 
 def retention_for(owner: Owner) -> float:
@@ -314,10 +314,10 @@ def flashcard_rate(*, owner: Owner, card_id: str, rating: int, now: datetime) ->
 
 
 @transaction.atomic
-def progress_claim(*, token: str, user) -> int:
-    """Move a session's cards and settings to an account; where both know a concept, the
-    card reviewed last wins and keeps both review logs. Returns how many cards moved."""
-    anon = list(ConceptCard.objects.filter(user=None, owner_token=token))
+def cards_claim(*, token: str, user) -> int:
+    """Move a session's cards to an account; where both know a concept, the card reviewed
+    last wins and keeps both review logs. Returns how many cards moved."""
+    anon = list(ConceptCard.objects.anonymous(token))
     mine = {
         c.concept: c
         for c in ConceptCard.objects.filter(user=user, concept__in=[c.concept for c in anon])
@@ -334,9 +334,4 @@ def progress_claim(*, token: str, user) -> int:
         card.user = user
         card.save(update_fields=["user"])
         moved += 1
-    prefs = StudyPrefs.objects.filter(user=None, owner_token=token)
-    if StudyPrefs.objects.filter(user=user).exists():
-        prefs.delete()
-    else:
-        prefs.update(user=user)
     return moved

@@ -9,8 +9,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from authoring.models import ProblemReport
+from core.owners import get_owner
 from quizzes.forms import SUBTOPIC_LABELS
-from quizzes.owners import get_owner
 
 from . import anki, flashcards, reports, rules, services
 from .forms import RetentionForm

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
-from studyapp.rendering import render_inline, render_markdown
+from core.rendering import render_inline, render_markdown
 
 from . import kinds, schema
 from .models import Option, Question, new_key

@@ -12,6 +12,7 @@ of the question it updates.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import yaml
@@ -39,6 +40,8 @@ EXTENSIONS = {"gift": "gift.txt", "moodlexml": "xml", "yaml": "yaml"}
 FORMAT_LABELS = {"yaml": "Loopcraft YAML", "gift": "GIFT", "moodlexml": "Moodle XML"}
 IMPORT_LABELS = {**FORMAT_LABELS, "aiken": "Aiken"}
 MAX_BYTES = schema.MAX_BYTES
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -224,6 +227,13 @@ def import_apply(preview: Preview) -> Preview:
     for row in preview.rows:
         if row.action != "unchanged":
             bank.save_question(row.parsed, origin=row.origin)
+    logger.info(
+        "imported questions: %d created, %d updated, %d unchanged, %d skipped",
+        preview.count("create"),
+        preview.count("update"),
+        preview.count("unchanged"),
+        len(preview.skipped),
+    )
     return preview
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 import secrets
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from .owners import OwnedQuerySet
+from core.owners import OwnedModel
+
 from .schema import FAMILIES, KINDS, SUBTOPIC_LABELS, SUBTOPICS
 
 
@@ -129,7 +129,7 @@ class Option(models.Model):
         return self.text[:60]
 
 
-class Attempt(models.Model):
+class Attempt(OwnedModel):
     class Mode(models.TextChoices):
         PRACTICE = "practice"
         EXAM = "exam"
@@ -141,10 +141,6 @@ class Attempt(models.Model):
     mode = models.CharField(max_length=10, choices=Mode.choices)
     #: For exams: a topic quiz drawn by subtopic weight, or the CCA-F scenario format.
     exam_format = models.CharField(max_length=10, choices=Format.choices, default=Format.TOPIC)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
-    )
-    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
     seed = models.BigIntegerField()
     started_at = models.DateTimeField(default=timezone.now)
     deadline = models.DateTimeField(null=True, blank=True)
@@ -152,8 +148,6 @@ class Attempt(models.Model):
     question_count = models.PositiveSmallIntegerField()
     score = models.FloatField(null=True, blank=True)
     retake_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
-
-    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["user", "mode", "started_at"])]

@@ -11,9 +11,10 @@ from django.db import transaction
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from core.owners import Owner
+
 from . import grading, kinds
 from .models import Attempt, Question, Response
-from .owners import Owner
 from .scenarios import SCENARIOS
 from .schema import SUBTOPICS
 

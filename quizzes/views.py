@@ -9,15 +9,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from progress.hooks import practice_answered
+from core.owners import get_owner
 
 from . import grading, presentation, services
 from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
-from .owners import get_owner
 from .scenarios import SCENARIOS
 from .scenarios import label as scenario_label
 from .schema import FAMILIES
+from .signals import practice_answered
 
 
 def _attempt(request: HttpRequest, pk: int, mode: str) -> Attempt:
@@ -117,7 +117,8 @@ def practice_question(request, pk: int, position: int):
             response = services.response_save(
                 response=response, answer=answer, lock_after_first=True
             ).response
-            practice_answered(request, response)  # certainty + the concept's FSRS review
+            # Progress listens: the stated certainty and the concept's FSRS review.
+            practice_answered.send(sender=Response, request=request, response=response)
             answer = response.answer
     ctx = {
         "attempt": attempt,

@@ -7,21 +7,21 @@ Objects (attempts, uploads) belong to ``learner``; "other" is another signed-in 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from quizzes import services
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
-from studyapp.sandbox.library import library as run_library
 from studyapp.sandbox.models import UploadedRun
-from tests.factories import make_bank
 
 ROLES = ("anonymous", "learner", "other", "instructor", "staff")
+
+
+@pytest.fixture
+def world(shared_world):
+    """Every test here only reads the world: build it once for the module."""
+    return shared_world
 
 
 def url_names() -> list[str]:
@@ -155,65 +155,6 @@ MATRIX: dict[str, Row] = {
     # Anyone who meets a question may report a problem with it.
     "author:report_problem": Row(PUBLIC, lambda w: {"slug": w.slug}),
 }
-
-MESSAGE = (
-    '{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": '
-    '[{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "stop_sequence": null, '
-    '"usage": {"input_tokens": 1, "output_tokens": 1}}'
-)
-
-
-@pytest.fixture
-def world(db, learner, other_learner, django_user_model):
-    """One of everything a URL can point at, owned by ``learner``."""
-    from authoring.models import ProblemReport
-    from studyapp.notes.loader import library as note_library
-
-    bank = make_bank(6)
-    instructor = django_user_model.objects.create_user("instructor", password="pw-instr-123")
-    instructor.groups.add(Group.objects.get_or_create(name="Instructors")[0])
-    staff = django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True)
-    owner = Owner(learner, "")
-    practice = services.practice_start(owner=owner, subtopics=[], which="all", count=5)
-    exam = services.exam_start(owner=owner, count=5)
-    done = services.exam_start(owner=owner, count=5)
-    services.attempt_submit(attempt=done)
-    upload = UploadedRun.objects.create(
-        user=learner, title="mine", source="message", data=_upload_data(), size=10
-    )
-    return SimpleNamespace(
-        users={
-            "anonymous": None,
-            "learner": learner,
-            "other": other_learner,
-            "instructor": instructor,
-            "staff": staff,
-        },
-        practice=practice,
-        exam=exam,
-        done=done,
-        upload=upload,
-        slug=bank[0].slug,
-        report=ProblemReport.objects.create(question=bank[0], user=learner, text="typo"),
-        live=_live(learner),
-        run=sorted(run_library().runs())[0],
-        note=sorted(note_library().notes())[0],
-    )
-
-
-def _live(user):
-    from studyapp.agentloop import demo
-    from studyapp.sandbox import live
-
-    scenario = sorted(demo.SCENARIOS)[0]
-    options = {"model": "claude-haiku-5-5", "max_tokens": 1024}
-    return live.live_start(owner=Owner(user, ""), scenario=scenario, prompt="hi", options=options)
-
-
-def _upload_data() -> dict:
-    from studyapp.agentloop.transcript import parse_upload
-
-    return parse_upload(MESSAGE).to_dict()
 
 
 def client_as(client, world, role):

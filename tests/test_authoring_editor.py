@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 
 from authoring import forms, services
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.models import Question
-from quizzes.owners import Owner
 from tests.factories import KIND_BODIES, make_question
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def instructor(db, django_user_model):
-    user = django_user_model.objects.create_user("teach", password="pw-teach-123")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    return user
 
 
 @pytest.fixture
@@ -206,7 +198,8 @@ def test_editing_a_published_question_makes_a_new_version_and_old_answers_keep_t
     assert list(Question.objects.published()) == [v2]
     # The edit page lists both versions with their responses.
     page = author.get(edit_url("s-one")).content.decode()
-    assert '<th scope="row">2 (current)</th>' in page and "<td>1</td>" in page
+    current = '<th scope="row"><a href="/author/questions/s-one/v/2/">2</a> (current)</th>'
+    assert current in page and "<td>1</td>" in page
 
 
 def test_a_draft_stays_out_of_practice_until_published_in_place(author):

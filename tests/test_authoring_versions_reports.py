@@ -6,8 +6,8 @@ from django.urls import reverse
 
 from authoring import services
 from authoring.models import ProblemReport
+from core.owners import Owner
 from quizzes import bank
-from quizzes.owners import Owner
 
 from .factories import make_question
 

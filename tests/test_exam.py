@@ -1,8 +1,10 @@
 """The mock exam: blueprint, a deadline held on the server, autosave, flags, results, review."""
 
+import json
 import random
 import re
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.utils import timezone
@@ -23,8 +25,8 @@ def start_exam(client, count=5):
 
 
 @pytest.fixture
-def bank(db):
-    return make_bank(60)
+def bank(db, module_bank):
+    return module_bank
 
 
 def test_allocate_splits_by_weight_and_sums_to_n():
@@ -90,15 +92,39 @@ def test_changing_an_answer_keeps_the_last_one(client, bank):
     assert Response.objects.filter(attempt=attempt, question=r.question).count() == 1
 
 
-def test_save_and_next_works_without_javascript(client, bank):
-    attempt = start_exam(client)
-    r = attempt.responses.select_related("question").get(position=1)
-    response = client.post(f"/exam/{attempt.pk}/q/1/", {**_right_answer(r.question), "go": "next"})
-    assert response["Location"] == f"/exam/{attempt.pk}/q/2/"
-    back = client.post(f"/exam/{attempt.pk}/q/2/", {"go": "prev"})
-    assert back["Location"] == f"/exam/{attempt.pk}/q/1/"  # moving on without answering is fine
-    html = client.get(f"/exam/{attempt.pk}/q/1/").content.decode()
-    assert "checked" in html or "selected" in html or "</textarea>" in html
+def assert_shows_answer(html: str, answer: dict) -> None:
+    """The page shows the saved answer in its inputs: each name checked, selected or typed."""
+    for name, value in answer.items():
+        if name == "choice":
+            assert f'value="{value}" checked' in html
+        elif name == "choices":
+            for key in value:
+                assert f'value="{key}" checked' in html
+        elif name == "text":
+            typed = re.search(r"<textarea name=\"text\"[^>]*>(.*?)</textarea>", html, re.S)
+            assert typed and json.loads(unescape(typed[1])) == json.loads(value)
+        else:  # pos-<key> or match-<key>: one <select> each
+            select = re.search(rf'<select name="{name}".*?</select>', html, re.S)
+            assert select and f'value="{value}" selected' in select[0], name
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix"],
+)
+def test_save_and_next_works_without_javascript(client, bank, kind):
+    attempt = start_exam(client, count=60)
+    r = (
+        attempt.responses.select_related("question")
+        .filter(question__kind=kind, position__lt=attempt.question_count)
+        .first()
+    )
+    n, answer = r.position, _right_answer(r.question)
+    response = client.post(f"/exam/{attempt.pk}/q/{n}/", {**answer, "go": "next"})
+    assert response["Location"] == f"/exam/{attempt.pk}/q/{n + 1}/"
+    back = client.post(f"/exam/{attempt.pk}/q/{n + 1}/", {"go": "prev"})
+    assert back["Location"] == f"/exam/{attempt.pk}/q/{n}/"  # moving on without answering is fine
+    assert_shows_answer(client.get(f"/exam/{attempt.pk}/q/{n}/").content.decode(), answer)
 
 
 def test_a_saved_answer_is_shown_again_but_never_the_key(client, bank):

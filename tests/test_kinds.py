@@ -3,10 +3,10 @@
 
 import pytest
 
+from core.owners import Owner
 from quizzes import grading, importing, kinds, presentation, services
 from quizzes.formats import Defaults, gift, moodlexml
 from quizzes.models import Attempt, Question
-from quizzes.owners import Owner
 
 from .factories import NEW_KIND_BODIES, make_question
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
+from core.owners import get_owner
 from quizzes.models import Attempt, Response
-from quizzes.owners import get_owner
 from quizzes.services import practice_start
 
 from .factories import make_bank
@@ -249,7 +249,7 @@ def test_get_owner_reuses_the_session_token(rf, db):
 
 
 def test_practice_start_service_seeds_attempts(one_of_each):
-    from quizzes.owners import Owner
+    from core.owners import Owner
 
     a = practice_start(owner=Owner(None, "tok"), subtopics=[], which="all", count=5)
     assert a.question_count == 5 and a.responses.count() == 5

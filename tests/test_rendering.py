@@ -4,7 +4,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from studyapp.rendering import ALLOWED_TAGS, render_inline, render_markdown
+from core.rendering import ALLOWED_TAGS, render_inline, render_markdown
 
 HOSTILE = [
     "<script>alert(1)</script>",

@@ -189,7 +189,7 @@ def _keep(text: str, fmt: str) -> tuple[str, list[str]]:
     text = text.strip()
     if fmt != "html":
         return text, []
-    from studyapp.rendering import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, sanitize
+    from core.rendering import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, sanitize
 
     for old, new in _SYNONYMS:
         text = re.sub(rf"<(/?){old}(\s[^>]*)?>", rf"<\1{new}\2>", text, flags=re.I)

@@ -14,7 +14,7 @@ and a mock exam leaves it out of its score.
 
 from __future__ import annotations
 
-from studyapp.rendering import render_markdown
+from core.rendering import render_markdown
 
 LABEL = "Essay (graded by an instructor)"
 MOODLE_QTYPE = "essay"

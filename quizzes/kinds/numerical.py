@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from studyapp.rendering import render_inline
+from core.rendering import render_inline
 
 from .short_answer import _grade_value, _percent
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from studyapp.rendering import render_inline
+from core.rendering import render_inline
 
 LABEL = "Short answer (typed text)"
 MOODLE_QTYPE = "shortanswer"

@@ -9,9 +9,9 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from core.rendering import render_inline
 from studyapp import today
 from studyapp.agentloop import catalogue, models
-from studyapp.rendering import render_inline
 
 from . import diagrams
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 
-from studyapp.rendering import render_inline, render_markdown
+from core.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
 

@@ -2,8 +2,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.owners import get_owner
 from quizzes.models import Question
-from quizzes.owners import get_owner
 from quizzes.schema import SUBTOPIC_LABELS
 from studyapp import today
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from django.contrib import messages
 from django.http import Http404
@@ -11,7 +12,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from quizzes.owners import get_owner
+from core.owners import get_owner
 from studyapp import today
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
@@ -25,6 +26,8 @@ from .uploads import upload_parse
 
 RAW_KEY = "sandbox_raw_json"
 PREDICT_KEY = "sandbox_predictions"
+
+logger = logging.getLogger(__name__)
 
 
 def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
@@ -296,6 +299,7 @@ def upload(request):
             transcript, text = upload_parse(form.cleaned_data["text"], form.cleaned_data["file"])
         except TranscriptError as e:
             error = str(e)
+            logger.info("upload rejected: %s", error)
         else:
             owner = get_owner(request)
             title = form.cleaned_data["title"] or transcript.title or "My uploaded run"

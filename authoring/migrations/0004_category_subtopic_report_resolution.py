@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('authoring', '0002_problem_report'),
+        ('authoring', '0003_problemreport_owner_token_index'),
     ]
 
     operations = [
