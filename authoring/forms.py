@@ -81,7 +81,9 @@ class QuestionForm(forms.Form):
     concept = forms.CharField(
         max_length=80,
         required=False,
-        help_text="A slug that groups questions testing the same fact.",
+        help_text="A slug that groups questions testing the same fact: pick one the bank uses, "
+        "or type a new one.",
+        widget=forms.TextInput(attrs={"list": "concept-options", "autocomplete": "off"}),
     )
     difficulty = forms.TypedChoiceField(
         choices=[(1, "1 — easy"), (2, "2 — medium"), (3, "3 — hard")],
@@ -93,7 +95,8 @@ class QuestionForm(forms.Form):
         label="Notes section",
         max_length=120,
         required=False,
-        help_text="The section that teaches it: note-slug#anchor, e.g. stop-reasons#max-tokens.",
+        help_text="The section of the notes that teaches it.",
+        widget=forms.Select(),
     )
     sources = forms.CharField(
         widget=_area(2),
@@ -157,6 +160,14 @@ class QuestionForm(forms.Form):
     def __init__(self, *args, kind: str, editing: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.kind = kind
+        from .pickers import anchor_choices
+
+        choices = [("", "Choose…"), *anchor_choices()]
+        value = self.data.get("notes") if self.is_bound else self.initial.get("notes")
+        known = {v for _, group in choices[1:] for v, _ in group}
+        if value and value not in known:  # keep a value the picker does not offer (a typo shows)
+            choices.append((value, f"{value} (not a section of the notes)"))
+        self.fields["notes"].widget.choices = choices
         if editing:
             self.fields["slug"].disabled = True
         for name in {n for names in KIND_FIELDS.values() for n in names}:

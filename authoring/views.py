@@ -19,7 +19,7 @@ from quizzes.models import Question
 from quizzes.schema import KINDS
 from studyapp.sandbox.library import library
 
-from . import forms, services
+from . import forms, pickers, services
 from .access import instructor_required
 from .models import ProblemReport
 
@@ -155,6 +155,7 @@ def _editor(request, *, kind: str, question: Question | None):
         request, kind, services.question_editable(question) if editing else None, editing
     )
     ctx = {"form": form, "rows": rows, "kind": kind, "kind_label": forms.KIND_LABELS[kind]}
+    ctx["concepts"] = pickers.concept_choices()  # one query: the concepts the bank uses
     ctx.update(question=question, row_list=forms.ROW_LIST.get(kind), status=200)
     if request.method == "POST" and "add_option" not in request.POST:
         action = request.POST.get("save", "")

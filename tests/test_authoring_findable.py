@@ -106,3 +106,12 @@ def test_manage_py_without_debug_or_a_secret_key_says_what_is_missing_without_a_
     assert done.returncode != 0
     assert "SECRET_KEY" in done.stderr and "DEBUG=true" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_editor_picks_notes_sections_and_offers_the_banks_concepts(client, instructor):
+    make_question("single", slug="known-concept")
+    html = client.get(reverse("author:question_new") + "?kind=single").content.decode()
+    notes = re.search(r'<select name="notes".*?</select>', html, re.S)[0]
+    assert 'value="stop-reasons#max-tokens"' in notes and "<optgroup" in notes
+    assert 'list="concept-options"' in html
+    assert '<datalist id="concept-options"><option value="known-concept">' in html

@@ -36,4 +36,4 @@ def test_an_import_is_logged_with_its_counts(client, instructor, caplog):
     with caplog.at_level(logging.INFO, logger="quizzes.importing"):
         assert client.post(reverse("author:import_apply"), data).status_code == 302
     messages = [r.getMessage() for r in caplog.records if r.name == "quizzes.importing"]
-    assert "imported questions: 11 created, 0 updated, 0 unchanged, 6 skipped" in messages[0]
+    assert "imported questions: 16 created, 0 updated, 0 unchanged, 1 skipped" in messages[0]
