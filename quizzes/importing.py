@@ -101,7 +101,9 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
         raise FormatError(f"Unknown format {fmt!r}: choose one of {', '.join(FORMATS)}.")
     preview = Preview(format=fmt)
     if len(text.encode()) > MAX_BYTES:
-        preview.errors.append(Issue("file", "the file is larger than 2 MB"))
+        preview.errors.append(
+            Issue("file", f"the file is larger than {MAX_BYTES // 1024 // 1024} MB, the size limit")
+        )
         return preview
     candidates: list[tuple[str, dict, list[str], list[str]]] = []
     if fmt == "yaml":

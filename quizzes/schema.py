@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from studyapp.agentloop import catalogue
+from studyapp.agentloop import bounded, catalogue
 
 KINDS = (
     "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
@@ -70,7 +70,8 @@ FAMILIES: dict[str, str] = {
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NOTES_RE = re.compile(r"^[a-z0-9-]+#[a-z0-9-]+$")
-MAX_BYTES = 2_000_000
+# A bank file or an import: room for our own export of the whole bank (about 3 MB as Moodle XML).
+MAX_BYTES = bounded.IMPORT.max_bytes
 
 
 class SchemaError(ValueError):
@@ -424,11 +425,11 @@ def _check_fix(c: _Checker, q: dict, out: dict) -> None:
 def parse_text(text: str, file: str = "<text>") -> Result:
     """Validate the YAML text of one bank file."""
     result = Result()
-    if len(text.encode()) > MAX_BYTES:
-        result.problems.append(Problem(file, 0, "", "the file is larger than 2 MB"))
-        return result
     try:
-        doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        doc = bounded.load_yaml(text, bounded.IMPORT, what="the file", loader=_Loader)
+    except bounded.LimitError as e:
+        result.problems.append(Problem(file, e.line, "", str(e)))
+        return result
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 0

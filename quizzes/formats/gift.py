@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
+
+from studyapp.agentloop import bounded
 
 from . import (
     MSG_BRACES,
@@ -95,8 +96,8 @@ def parse(text: str) -> Parsed:
                 m = _META_RE.match(line)
                 if m:
                     try:
-                        meta = json.loads(m[1])
-                    except ValueError:
+                        meta = bounded.loads_json(m[1], bounded.JSON_FIELD)
+                    except bounded.LimitError:
                         meta = {}
                 kept.append(" ")
             else:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET  # noqa: S405 - DTDs and entities are refused before parsing
+
+from studyapp.agentloop import bounded
 
 from . import (
     Answer,
@@ -89,8 +90,8 @@ def parse(text: str) -> Parsed:
             continue
         raw_meta = _text(node, "loopcraft")
         try:
-            q.meta = json.loads(raw_meta) if raw_meta else {}
-        except ValueError:
+            q.meta = bounded.loads_json(raw_meta, bounded.JSON_FIELD) if raw_meta else {}
+        except bounded.LimitError:
             q.meta = {}
         error = _read_parts(q, node, where)
         if error:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import catalogue
+from . import bounded, catalogue
 from .transcript import (
     CAP_ENDINGS,
     GUARD_ENDINGS,
@@ -1030,8 +1030,8 @@ def failure_signal(content: Any) -> str | None:
         return "is empty"
     if text[:1] in "{[":
         try:
-            data = json.loads(text)
-        except ValueError:
+            data = bounded.loads_json(text, bounded.UPLOAD)
+        except bounded.LimitError:  # not JSON, or too deep to read: judged as plain text
             data = None
         if isinstance(data, dict):
             return _json_failure(data)
