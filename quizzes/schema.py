@@ -123,6 +123,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _as_loaded(value: Any) -> Any:
+    """Plain data shaped as the loader returns it (mappings that know a line, lists not tuples)."""
+    if isinstance(value, dict):
+        d = _LineDict((k, _as_loaded(v)) for k, v in value.items())
+        d.line = 1
+        return d
+    if isinstance(value, list | tuple):
+        return [_as_loaded(v) for v in value]
+    return value
+
+
+def check_question(question: dict, file: str = "<data>") -> tuple[dict | None, list[Problem]]:
+    """Validate one question given as data (an import's mapped question), with the checks
+    ``parse_text`` runs on a file, without writing it out as YAML and reading it back."""
+    return _check_question(file, _as_loaded(question), 0)
+
+
 class _Checker:
     def __init__(self, file: str, q: _LineDict):
         self.file, self.q, self.problems = file, q, []
@@ -221,6 +238,8 @@ def _option_list(c: _Checker, q: dict, key: str, low: int, high: int) -> list:
         return []
     if not low <= len(items) <= high:
         c.err(f"{key} must have {low} to {high} entries (has {len(items)})")
+        if len(items) > 4 * high:
+            return []  # far too many: the count is the problem, checking each says nothing more
     good = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):

@@ -7,10 +7,12 @@ import re
 from studyapp.agentloop import bounded
 
 from . import (
+    MAX_ANSWERS,
     MSG_BRACES,
     MSG_MATCHING,
     MSG_MIN,
     MSG_NUMERICAL,
+    MSG_TOO_MANY,
     Answer,
     Issue,
     MoodleQuestion,
@@ -165,6 +167,8 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
             parts = parts[1:]
         if len(parts) < 2:
             return q, MSG_MIN
+        if len(parts) > MAX_ANSWERS:
+            return q, MSG_TOO_MANY.format(len(parts))
         for part in parts:
             part = part.strip()
             if part.startswith("="):
@@ -182,6 +186,8 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
             parts = parts[1:]
         if len(parts) < 2:
             return q, MSG_MIN
+        if len(parts) > MAX_ANSWERS:
+            return q, MSG_TOO_MANY.format(len(parts))
         for part in parts:
             part = part.strip()
             if "->" not in part:

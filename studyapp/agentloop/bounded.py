@@ -300,6 +300,79 @@ def _refuse_duplicate_keys(node: Any, what: str) -> None:
         seen.add(key)
 
 
+def _mark(event: Any) -> tuple[int, int]:
+    mark = event.start_mark
+    return mark.line + 1, mark.column + 1
+
+
+def prescan_yaml(text: str, limits: Limits, what: str = "The YAML", parser: type | None = None):
+    """Walk the YAML's events once (libyaml's C parser when there is one) and refuse anchors,
+    aliases, duplicate keys, too many nodes and too deep a nesting before any node is built."""
+    import yaml
+
+    if parser is None:
+        parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    depth = nodes = 0
+    # One frame per open collection: [is_mapping, next node is a key, keys seen]
+    stack: list[list[Any]] = []
+
+    def completed() -> None:
+        if stack and stack[-1][0]:
+            stack[-1][1] = not stack[-1][1]
+
+    for event in yaml.parse(text, Loader=parser):
+        if isinstance(event, yaml.AliasEvent | yaml.NodeEvent) and getattr(event, "anchor", None):
+            line, col = _mark(event)
+            sign = "*" if isinstance(event, yaml.AliasEvent) else "&"
+            kind = "an alias" if sign == "*" else "an anchor"
+            raise LimitError(
+                f"{what} uses {kind} ({sign}{event.anchor}) at line {line}; aliases and anchors "
+                "are not accepted, write the value out in full.",
+                limit="alias",
+                line=line,
+                column=col,
+            )
+        if isinstance(event, yaml.ScalarEvent | yaml.CollectionStartEvent):
+            nodes += 1
+            if nodes > limits.max_values:
+                raise LimitError(
+                    f"{what} holds more than {limits.max_values:,} values; "
+                    f"the count limit is {limits.max_values:,}.",
+                    limit="count",
+                )
+            top = stack[-1] if stack else None
+            if top is not None and top[0] and top[1] and isinstance(event, yaml.ScalarEvent):
+                key = event.value
+                if key in top[2] and key != "<<":
+                    line, col = _mark(event)
+                    raise LimitError(
+                        f"{what} has the key {key!r} twice in one mapping (line {line}); "
+                        "each key may appear only once.",
+                        limit="duplicate-key",
+                        line=line,
+                        column=col,
+                    )
+                top[2].add(key)
+            if isinstance(event, yaml.ScalarEvent):
+                completed()
+            else:
+                depth += 1
+                if depth > limits.max_depth:
+                    line, col = _mark(event)
+                    raise LimitError(
+                        f"{what} is nested more than {limits.max_depth} levels deep (line "
+                        f"{line}); the depth limit is {limits.max_depth}.",
+                        limit="depth",
+                        line=line,
+                        column=col,
+                    )
+                stack.append([isinstance(event, yaml.MappingStartEvent), True, set()])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            stack.pop()
+            depth -= 1
+            completed()
+
+
 def load_yaml(
     data: str | bytes,
     limits: Limits = IMPORT,
@@ -308,18 +381,26 @@ def load_yaml(
     loader: type | None = None,
 ) -> Any:
     """Parse one YAML document within ``limits`` with a safe loader (``loader``: a SafeLoader
-    subclass with extra constructors); raise LimitError naming what is wrong.
+    subclass whose constructors are used); raise LimitError naming what is wrong.
 
-    yaml.YAMLError (a syntax error) is passed through with its mark for the caller to word.
+    Two passes, both linear: the events are checked first (``prescan_yaml``), then the document
+    is built, with libyaml's C composer when it is installed (ten times faster than PyYAML's
+    own). yaml.YAMLError (a syntax error) is passed through with its mark for the caller.
     """
     import yaml
 
     text = as_text(data, limits, what)
-    cls = bounded_loader(loader or yaml.SafeLoader, limits, what)
+    base = loader or yaml.SafeLoader
+    fast = getattr(yaml, "CSafeLoader", None)
+    prescan_yaml(text, limits, what, parser=fast or base)
+    if fast is not None:
+        cls = type("BoundedCLoader", (fast,), {"yaml_constructors": dict(base.yaml_constructors)})
+    else:  # pragma: no cover - libyaml is installed with PyYAML's wheels
+        cls = bounded_loader(base, limits, what)
     instance = cls(text)
     try:
         return instance.get_single_data()
-    except RecursionError:  # pragma: no cover - depth is bounded while composing
+    except RecursionError:  # pragma: no cover - depth is bounded by the pre-scan
         raise LimitError(f"{what} is nested too deeply.", limit="depth") from None
     finally:
         instance.dispose()
