@@ -17,6 +17,7 @@ from quizzes import presentation, stats
 from quizzes.models import Attempt, Question
 from quizzes.owners import get_owner
 from quizzes.schema import KINDS
+from studyapp.agentloop import bounded
 from studyapp.sandbox.library import library
 
 from . import forms, services
@@ -269,7 +270,7 @@ def _reportable(request: HttpRequest, slug: str, version: str | None) -> Questio
     published one, or an older version they answered themselves (a review shows that one).
     Drafts and versions a visitor never met are not shown to them (404)."""
     qs = Question.objects.filter(slug=slug)
-    asked = int(version) if (version or "").isdigit() and len(version) < 9 else None
+    asked = bounded.int_param(version, low=1, high=2**31 - 1)
     if is_instructor(request.user):
         found = qs.filter(version=asked).first() if asked is not None else None
         return found or get_object_or_404(qs.current())

@@ -175,3 +175,51 @@ def test_the_contract_checker_reads_a_too_deep_tool_result_as_plain_text():
 
     deep = '{"error": ' + "[" * 2000 + "]" * 2000 + "}"
     assert contract.failure_signal(deep) == "says 'error'"  # no RecursionError
+
+
+# --- numbers ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("12", 12), ("9" * 5000, None), ("²", None), ("-1", None), ("", None), (None, None),
+     (" 7 ", 7), ("1000", None), ("0", None)],
+)  # fmt: skip
+def test_int_param_never_raises(value, expected):
+    assert bounded.int_param(value, low=1, high=999) == expected
+
+
+def test_a_json_number_with_thousands_of_digits_names_the_limit_not_python():
+    with pytest.raises(bounded.LimitError) as e:
+        bounded.loads_json('{"input_tokens": ' + "1" * 5000 + "}")
+    assert e.value.limit == "number" and "at most 100 digits" in str(e.value)
+    assert "set_int_max_str_digits" not in str(e.value)
+    with pytest.raises(bounded.LimitError, match="too large"):
+        bounded.loads_json("[1e999]")
+
+
+@pytest.mark.django_db
+def test_an_uploaded_transcript_with_a_huge_number_says_so_in_words(client):
+    body = '{"type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": '
+    body += "1" * 5000 + "}}"
+    response = client.post("/sandbox/upload/", {"text": body})
+    html = response.content.decode()
+    assert response.status_code in (200, 400, 422)
+    assert "set_int_max_str_digits" not in html
+    assert "at most 100 digits" in html
+
+
+@pytest.mark.django_db
+def test_stats_with_a_5000_digit_size_is_the_default_page(client, instructor):
+    client.force_login(instructor)
+    response = client.get("/author/stats/?size=" + "9" * 5000)
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "value", ["1" * 5000, "2026-13-45", "0x" + "f" * 200], ids=["digits", "date", "hex"]
+)
+def test_a_yaml_value_the_loader_cannot_build_is_a_message(value):
+    with pytest.raises(bounded.LimitError) as e:
+        bounded.load_yaml(f"questions:\n  - difficulty: {value}\n")
+    assert "set_int_max_str_digits" not in str(e.value)

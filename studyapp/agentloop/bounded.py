@@ -34,6 +34,7 @@ __all__ = [
     "load_yaml",
     "check_tree",
     "as_text",
+    "int_param",
 ]
 
 
@@ -59,7 +60,7 @@ IMPORT = Limits(max_bytes=8 * 1024 * 1024, max_depth=48, max_values=2_000_000)
 
 class LimitError(ValueError):
     """The text is refused; ``limit`` is one of size, depth, count, alias, duplicate-key,
-    encoding, syntax; ``line`` and ``column`` (1-based, 0 when unknown) say where."""
+    number, encoding, syntax; ``line`` and ``column`` (1-based, 0 when unknown) say where."""
 
     def __init__(
         self, message: str, *, limit: str, line: int = 0, column: int = 0, detail: str = ""
@@ -149,6 +150,40 @@ def _prescan_json(text: str, limits: Limits, what: str) -> None:
             )
 
 
+#: Digits in one JSON number: no real value needs more, and Python's own limit (4,300) would
+#: otherwise surface as a message about sys.set_int_max_str_digits().
+MAX_NUMBER_DIGITS = 100
+
+
+def _number_error(text: str, what: str) -> LimitError:
+    return LimitError(
+        f"{what} has a number with {len(text):,} characters; a number may have at most "
+        f"{MAX_NUMBER_DIGITS} digits.",
+        limit="number",
+    )
+
+
+def _int(what: str):
+    def parse(text: str) -> int:
+        if len(text) > MAX_NUMBER_DIGITS:
+            raise _number_error(text, what)
+        return int(text)
+
+    return parse
+
+
+def _float(what: str):
+    def parse(text: str) -> float:
+        if len(text) > MAX_NUMBER_DIGITS:
+            raise _number_error(text, what)
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            raise LimitError(f"{what} has a number too large to hold ({text}).", limit="number")
+        return value
+
+    return parse
+
+
 def _no_constant(name: str) -> Any:
     raise LimitError(f"{name} is not valid JSON.", limit="syntax")
 
@@ -176,7 +211,13 @@ def loads_json(data: str | bytes, limits: Limits = UPLOAD, *, what: str = "The J
     text = as_text(data, limits, what)
     _prescan_json(text, limits, what)
     try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_pairs(what))
+        return json.loads(
+            text,
+            parse_constant=_no_constant,
+            parse_int=_int(what),
+            parse_float=_float(what),
+            object_pairs_hook=_pairs(what),
+        )
     except json.JSONDecodeError as exc:
         raise LimitError(
             f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).",
@@ -187,6 +228,10 @@ def loads_json(data: str | bytes, limits: Limits = UPLOAD, *, what: str = "The J
         ) from None
     except RecursionError:  # pragma: no cover - the pre-scan bounds the depth first
         raise LimitError(f"{what} is nested too deeply.", limit="depth") from None
+    except LimitError:
+        raise  # from a hook: already in words
+    except ValueError as exc:  # pragma: no cover - every known cause has its own check above
+        raise LimitError(f"{what} could not be read as JSON.", limit="syntax") from exc
 
 
 def check_tree(value: Any, limits: Limits, *, what: str = "The data") -> None:
@@ -300,6 +345,10 @@ def _refuse_duplicate_keys(node: Any, what: str) -> None:
         seen.add(key)
 
 
+# A plain scalar the safe loader would turn into an int or a float (YAML 1.1 forms, loosely).
+_YAML_NUMBER = re.compile(r"[-+]?(?:0[xob])?[0-9a-fA-F_:.]+(?:[eE][-+]?[0-9]+)?")
+
+
 def _mark(event: Any) -> tuple[int, int]:
     mark = event.start_mark
     return mark.line + 1, mark.column + 1
@@ -354,6 +403,15 @@ def prescan_yaml(text: str, limits: Limits, what: str = "The YAML", parser: type
                     )
                 top[2].add(key)
             if isinstance(event, yaml.ScalarEvent):
+                if (
+                    not event.style  # plain: None in PyYAML, "" from libyaml
+                    and len(event.value) > MAX_NUMBER_DIGITS
+                    and _YAML_NUMBER.fullmatch(event.value)
+                ):
+                    line, col = _mark(event)
+                    error = _number_error(event.value, what)
+                    error.line, error.column = line, col
+                    raise error
                 completed()
             else:
                 depth += 1
@@ -402,5 +460,32 @@ def load_yaml(
         return instance.get_single_data()
     except RecursionError:  # pragma: no cover - depth is bounded by the pre-scan
         raise LimitError(f"{what} is nested too deeply.", limit="depth") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        if isinstance(exc, LimitError):
+            raise
+        # A constructor refused a value (a date like 2026-13-45, say): name it, never a 500.
+        raise LimitError(
+            f"{what} has a value that could not be read ({exc}).", limit="syntax"
+        ) from None
     finally:
         instance.dispose()
+
+
+# --- integers from a query string or a form -------------------------------------------------
+
+_INT_RE = re.compile(r"[0-9]{1,18}")
+
+
+def int_param(value: Any, *, low: int, high: int, default: int | None = None) -> int | None:
+    """``value`` as an int when it is plain ASCII digits within [low, high], else ``default``.
+
+    Never raises: 5,000 digits, "²" (which str.isdigit accepts and int() refuses) or "-1" all
+    give the default, without converting a huge string first.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _INT_RE.fullmatch(value.strip()):
+        number = int(value.strip())
+    else:
+        return default
+    return number if low <= number <= high else default
