@@ -18,9 +18,11 @@ from django.db import transaction
 from . import bank, schema
 from .formats import (
     FORMATS,
+    IMPORTABLE,
     Defaults,
     FormatError,
     Issue,
+    describe,
     detect,
     gift,
     moodlexml,
@@ -94,7 +96,13 @@ def _validate(question: dict) -> tuple[dict | None, list[str]]:
 def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = None) -> Preview:
     """What importing this text would do; reads the bank once and writes nothing."""
     defaults = defaults or Defaults()
-    fmt = detect(text) if fmt == "auto" else fmt
+    if fmt == "auto":
+        fmt = detect(text)
+        what = describe(text) if fmt == "gift" else None
+        if what:
+            raise FormatError(
+                f"This is not a question file we can read: it looks like {what}. {IMPORTABLE}"
+            )
     if fmt not in FORMATS:
         raise FormatError(f"Unknown format {fmt!r}: choose one of {', '.join(FORMATS)}.")
     preview = Preview(format=fmt)

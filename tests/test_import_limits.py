@@ -149,3 +149,35 @@ def test_an_htmx_post_over_the_limit_redirects_the_whole_page(author):
     response = author.post("/author/import/", body, headers={"HX-Request": "true"})
     assert response.status_code == 413
     assert response["HX-Redirect"] == "/author/import/"
+
+
+# --- a rejected file is named in words ------------------------------------------------------
+
+MALFORMED = {
+    "JSON object": ('{"questions": [{"stem": "x"}]}', "a JSON document"),
+    "JSON array": ("[1, 2, 3]", "a JSON document"),
+    "HTML page": ("<!DOCTYPE html><html><body>Quiz</body></html>", "an HTML page"),
+    "other XML": ("<root><item/></root>", "without a Moodle &lt;quiz&gt; element"),
+    "CSV": ("question,answer\nWhat?,Yes\nWho?,No\n", "comma-separated values (CSV)"),
+    "YAML without questions": ("title: x\nitems:\n  - a\n", "without a top-level questions"),
+    "prose": ("Just some prose.\nAnother line.\n", "plain text with no question in it"),
+    "Markdown": ("# Title\n\n* item\n* other\n", "plain text with no question in it"),
+    "PDF": ("%PDF-1.4\n%âãÏÓ\n1 0 obj", "a PDF document"),
+    "ZIP": ("PK\x03\x04\x14\x00\x06\x00", "a ZIP archive"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", list(MALFORMED))
+def test_a_file_in_no_format_we_read_is_named_in_words(author, name):
+    text, words = MALFORMED[name]
+    if name in ("PDF", "ZIP"):  # files, as an instructor would pick them by mistake
+        upload = SimpleUploadedFile("bank.bin", text.encode())
+        response = author.post("/author/import/", {"file": upload, "format": "auto"})
+    else:
+        response = author.post("/author/import/", {"text": text, "format": "auto"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "This is not a question file we can read: it looks like" in html
+    assert words in html
+    assert "short answer" not in html and "description (no answer)" not in html
