@@ -22,12 +22,14 @@ LINEAR_RATIO = 20  # 10x the input may cost at most 20x the time (10 is linear; 
 NOISE_S = 0.25  # a 10x run faster than this is too short to judge on a shared machine
 
 
+# Small questions are valid single-choice questions (three options), so a preview goes all the
+# way: read, map, check, compare with the bank.
 def gift_same_name(n: int) -> str:
-    return "".join(f"::Same name:: Question {i}? {{=right ~wrong}}\n\n" for i in range(n))
+    return "".join(f"::Same name:: Question {i}? {{=right ~wrong ~other}}\n\n" for i in range(n))
 
 
 def gift_small(n: int) -> str:
-    return "".join(f"::q{i}:: Question {i}? {{=right ~wrong}}\n\n" for i in range(n))
+    return "".join(f"::q{i}:: Question {i}? {{=right ~wrong ~other}}\n\n" for i in range(n))
 
 
 def gift_many_options(n: int) -> str:
@@ -38,7 +40,7 @@ def gift_tildes(n: int) -> str:
     return "::tildes:: Which? {=right " + "~" * n + "}\n"
 
 
-def _xml_question(i: int, options: int = 1) -> str:
+def _xml_question(i: int, options: int = 2) -> str:
     answers = "".join(
         f'<answer fraction="0"><text>wrong {k}</text></answer>' for k in range(options)
     )
@@ -57,7 +59,7 @@ def xml_many_options(n: int) -> str:
     return "<quiz>\n" + _xml_question(0, n) + "</quiz>\n"
 
 
-def _yaml_question(i: int, options: int = 1) -> str:
+def _yaml_question(i: int, options: int = 2) -> str:
     rows = "".join(
         f"      - text: wrong {k}\n        why: no\n        family: misread-contract\n"
         for k in range(options)
