@@ -223,3 +223,14 @@ def test_a_yaml_value_the_loader_cannot_build_is_a_message(value):
     with pytest.raises(bounded.LimitError) as e:
         bounded.load_yaml(f"questions:\n  - difficulty: {value}\n")
     assert "set_int_max_str_digits" not in str(e.value)
+
+
+@pytest.mark.django_db
+def test_a_raw_log_line_with_a_huge_number_says_so_in_words(client):
+    ok = '{"request": {"model": "m", "messages": []}, "response": {"usage": {"input_tokens": 1}}}'
+    bad = ok.replace('"input_tokens": 1', '"input_tokens": ' + "1" * 5000)
+    response = client.post("/sandbox/upload/", {"text": ok + "\n" + bad})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "line 2: the JSON has a number with 5,000 characters" in html
+    assert "set_int_max_str_digits" not in html

@@ -255,10 +255,12 @@ def _loads(text: str, where: str = "") -> Any:
         return bounded.loads_json(text, _BOUNDS, what="the JSON")
     except bounded.LimitError as exc:
         if exc.limit == "syntax" and exc.line:
-            at = f"{where}, " if where else ""
+            if where.startswith("line ") and exc.line == 1:  # one line of a JSONL log
+                at = f"{where}, column {exc.column}"
+            else:
+                at = (f"{where}, " if where else "") + f"line {exc.line}, column {exc.column}"
             raise TranscriptError(
-                f"{at}line {exc.line}, column {exc.column}: not valid JSON ({exc.detail}).",
-                where or f"line {exc.line}",
+                f"{at}: not valid JSON ({exc.detail}).", where or f"line {exc.line}"
             ) from None
         raise _err(where, str(exc).removesuffix(".")) from None
 
@@ -1087,14 +1089,7 @@ def _loads_jsonl(text: str) -> tuple[list[Any], list[str]]:
         if not line.strip():
             continue
         where = f"line {number}"
-        try:
-            value = json.loads(line, parse_constant=_reject_constant)
-        except json.JSONDecodeError as exc:
-            raise TranscriptError(
-                f"{where}, column {exc.colno}: not valid JSON ({exc.msg}).", where
-            ) from None
-        except (ValueError, RecursionError) as exc:
-            raise _err(where, f"not valid JSON ({exc})") from None
+        value = _loads(line, where)  # the bounded parser, as for a whole document
         entries.append(value)
         paths.append(where)
     return entries, paths
