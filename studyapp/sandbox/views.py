@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core import today
 from core.owners import get_owner
-from studyapp import today
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
