@@ -215,8 +215,6 @@ if envbool("RATELIMIT_DB_CACHE", "false"):
         "LOCATION": "loopcraft_ratelimit",
     }
     RATELIMIT_CACHE = "ratelimit"
-# htmx sends the token from <body hx-headers>; no script needs to read the cookie.
-CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 # A dropped PostgreSQL connection is noticed at the start of a request, not by a 500.
@@ -237,3 +235,40 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 STATS_MAX_AGE = envint("STATS_MAX_AGE", "300")
 # Live mode: tokens one learner (account or browser) may spend per UTC day.
 LIVE_DAILY_TOKEN_CAP = envint("LIVE_DAILY_TOKEN_CAP", "200000")
+
+# --- Speed and scale (issue 18): the shared cache, sessions and the page cache -----------------
+# Embedded by default (local memory in each process, sessions in the database): `make run` needs
+# nothing. With several processes or servers, CACHE_URL (or REDIS_URL) names one Redis that holds
+# sessions (cached_db: read from Redis, written through to the database), rate-limit counts,
+# item statistics and the page cache for every server. docs/DEPLOY.md says what lives where.
+CACHE_URL = os.getenv("CACHE_URL", "") or os.getenv("REDIS_URL", "")
+if CACHE_URL:
+    if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            f"CACHE_URL must be a redis:// (or rediss://, unix://) URL, not {CACHE_URL!r}"
+        )
+    CACHES["default"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": os.getenv("CACHE_KEY_PREFIX", "loopcraft"),
+    }
+    # Safe only with a cache every process shares: a per-process cache would keep serving a
+    # session that another process has logged out.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Anonymous reading pages served from the cache named here, public for this many seconds
+# (studyapp/pagecache.py); 0 switches the page cache off (the default with DEBUG on).
+PAGE_CACHE_ALIAS = "default"
+PAGE_CACHE_SECONDS = envint("PAGE_CACHE_SECONDS", "0" if DEBUG else "300")
+PAGE_CACHE_VIEWS = [
+    "home",
+    "glossary",
+    "notes:index",
+    "notes:detail",
+    "notes:changes",  # "What changed since the exam guide" (issue 11)
+    "sandbox:steps",  # library runs only: uploads and live runs have their own URL names
+]
+MIDDLEWARE.append("studyapp.pagecache.PageCacheMiddleware")  # innermost: sees the view's answer
+# htmx sends the CSRF token read from the cookie (static/js/site.js), as Django documents for
+# AJAX, so the pages themselves carry no token and can be shared; the cookie is set by a page
+# with a form, or by /csrf/ just before the first htmx POST from a page without one.
+CSRF_COOKIE_HTTPONLY = False

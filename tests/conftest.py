@@ -6,6 +6,17 @@ import pytest
 from django.conf import settings
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Every test starts with an empty cache: cached pages, sessions and counts of one test
+    never answer another's requests."""
+    from django.core.cache import caches
+
+    for cache in caches.all():
+        cache.clear()
+    yield
+
+
 @pytest.fixture
 def content_dir() -> Path:
     return Path(settings.CONTENT_DIR)
