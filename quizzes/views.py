@@ -32,6 +32,17 @@ def _response(attempt: Attempt, position: int) -> Response:
     return response
 
 
+def _nav_item(attempt: Attempt, response: Response) -> dict:
+    """The navigator entry of one response: what an autosave or a flag sends back (oob)."""
+    url = reverse("quizzes:exam_question", args=[attempt.pk, response.position])
+    return {
+        "position": response.position,
+        "answered_at": response.answered_at,
+        "flagged": response.flagged,
+        "url": url,
+    }
+
+
 def _navigator(attempt: Attempt) -> list[dict]:
     # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
     prefix = reverse("quizzes:exam_question", args=[attempt.pk, 1]).removesuffix("1/")
@@ -188,7 +199,7 @@ def exam_question(request, pk: int, position: int):
                     "error": error,
                     "attempt": attempt,
                     "oob": True,
-                    "nav": _navigator(attempt),
+                    "nav_item": _nav_item(attempt, response),
                     "position": position,
                 },
             )
@@ -233,7 +244,7 @@ def exam_flag(request, pk: int, position: int):
                 "response": response,
                 "position": position,
                 "oob": True,
-                "nav": _navigator(attempt),
+                "nav_item": _nav_item(attempt, response),
             },
         )
     return redirect("quizzes:exam_question", pk=attempt.pk, position=position)

@@ -268,6 +268,8 @@ PAGE_CACHE_VIEWS = [
     "sandbox:steps",  # library runs only: uploads and live runs have their own URL names
 ]
 MIDDLEWARE.append("studyapp.pagecache.PageCacheMiddleware")  # innermost: sees the view's answer
+# The header's fixed URLs, reversed once per process instead of on every page.
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("studyapp.context_processors.site_urls")
 # htmx sends the CSRF token read from the cookie (static/js/site.js), as Django documents for
 # AJAX, so the pages themselves carry no token and can be shared; the cookie is set by a page
 # with a form, or by /csrf/ just before the first htmx POST from a page without one.
