@@ -11,7 +11,9 @@ static/js/site.js), so one rendering can serve every anonymous visitor:
   ``CACHE_URL`` is set, shared by every app server), keyed by the content version, the URL, the
   language and the htmx request header;
 - ``manage.py loadcontent`` calls :func:`bump_content_version`, which moves every key at once:
-  nothing stale is served after a content reload, on any server.
+  nothing stale is served after a content reload, on any server (each process re-reads the
+  version at most every ``settings.PAGE_CACHE_VERSION_SECONDS`` and keeps its hottest pages in
+  its own memory, so a cached page costs no round trip to Redis).
 
 A visitor with a session (signed in, or an anonymous learner with answers or preferences) or a
 pending message is never served from, nor stored in, the shared cache; such responses are marked
@@ -25,13 +27,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections import OrderedDict
 
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date, parse_etags
-from django.utils.translation import get_language
 
 VERSION_KEY = "loopcraft:content-version"
 #: Response headers kept with a cached page (the rest is added by the middleware on the way out).
@@ -42,13 +44,31 @@ def _cache():
     return caches[settings.PAGE_CACHE_ALIAS]
 
 
+# Each process remembers the version for settings.PAGE_CACHE_VERSION_SECONDS and keeps the pages
+# it served last in its own memory (keyed by version too), so a cached page costs no round trip
+# to Redis: a content reload reaches every server within that many seconds.
+_local_version: list = [0.0, ""]  # [valid until (monotonic), version]
+_local_pages: OrderedDict[tuple, tuple[bytes, dict]] = OrderedDict()
+LOCAL_PAGES_MAX = 256
+
+
+def reset_local() -> None:
+    """Forget this process's copies (tests; a bump in this process does it too)."""
+    _local_version[:] = [0.0, ""]
+    _local_pages.clear()
+
+
 def content_version() -> str:
     """The current content version, ``"<unix time>.<random>"``; created on first use."""
+    now = time.monotonic()
+    if _local_version[0] > now:
+        return _local_version[1]
     cache = _cache()
     version = cache.get(VERSION_KEY)
     if version is None:
         cache.add(VERSION_KEY, _new_version(), None)  # the first server to ask wins
         version = cache.get(VERSION_KEY) or _new_version()
+    _local_version[:] = [now + settings.PAGE_CACHE_VERSION_SECONDS, version]
     return version
 
 
@@ -56,7 +76,17 @@ def bump_content_version() -> str:
     """A new version: every cached page (on every server sharing the cache) is out of date."""
     version = _new_version()
     _cache().set(VERSION_KEY, version, None)
+    reset_local()
     return version
+
+
+def _remember(key: tuple, page: tuple[bytes, dict]) -> None:
+    _local_pages[key] = page
+    while len(_local_pages) > LOCAL_PAGES_MAX:
+        try:
+            _local_pages.popitem(last=False)
+        except KeyError:  # another thread emptied it
+            break
 
 
 def _new_version() -> str:
@@ -70,23 +100,31 @@ def is_cacheable_request(request) -> bool:
     return settings.SESSION_COOKIE_NAME not in cookies and "messages" not in cookies
 
 
-def _key(request, version: str) -> tuple[str, str]:
-    htmx = request.headers.get("HX-Request") == "true"
-    restore = request.headers.get("HX-History-Restore-Request") == "true"
-    variant = "h" if htmx and not restore else "f"
-    raw = f"{request.get_host()}|{request.get_full_path()}|{get_language()}|{variant}"
-    digest = hashlib.md5(raw.encode(), usedforsecurity=False).hexdigest()
+def _variant(request) -> str:
+    """The local key: host, path with query, language and whether htmx wants a fragment."""
+    meta = request.META
+    htmx = meta.get("HTTP_HX_REQUEST") == "true"
+    restore = meta.get("HTTP_HX_HISTORY_RESTORE_REQUEST") == "true"
+    language = getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)
+    fragment = "h" if htmx and not restore else "f"
+    return f"{meta.get('HTTP_HOST', '')}|{request.get_full_path()}|{language}|{fragment}"
+
+
+def _shared_key(variant: str, version: str) -> tuple[str, str]:
+    digest = hashlib.md5(variant.encode(), usedforsecurity=False).hexdigest()
     etag = f'"{version}-{digest[:12]}"'
     return f"page:{settings.CONTENT_DIR}:{version}:{digest}", etag
 
 
-def _public_headers(response, etag: str, version: str) -> None:
-    patch_cache_control(response, public=True, max_age=settings.PAGE_CACHE_SECONDS)
-    # The header of the page names the signed-in user: a shared cache must tell the two apart,
-    # and an htmx request gets a fragment, not the page.
-    patch_vary_headers(response, ("Cookie", "HX-Request", "Accept-Language"))
-    response.headers["ETag"] = etag
-    response.headers["Last-Modified"] = http_date(int(version.split(".")[0]))
+def _public(etag: str, version: str) -> dict[str, str]:
+    """The headers of a shared page. It varies on Cookie because its header names the signed-in
+    user (a CDN must tell the two apart), and on HX-Request (a fragment is not the page)."""
+    return {
+        "Cache-Control": f"public, max-age={settings.PAGE_CACHE_SECONDS}",
+        "Vary": "Cookie, HX-Request, Accept-Language",
+        "ETag": etag,
+        "Last-Modified": http_date(int(version.split(".")[0])),
+    }
 
 
 class PageCacheMiddleware:
@@ -97,34 +135,34 @@ class PageCacheMiddleware:
         self.views = frozenset(settings.PAGE_CACHE_VIEWS)
         self.enabled = settings.PAGE_CACHE_SECONDS > 0
 
-    def _wanted(self, request) -> bool:
-        match = getattr(request, "resolver_match", None)
-        return self.enabled and match is not None and match.view_name in self.views
-
     def process_view(self, request, view_func, view_args, view_kwargs):
-        if not self._wanted(request):
+        match = request.resolver_match
+        if not self.enabled or match is None or match.view_name not in self.views:
             return None
         if not is_cacheable_request(request):
             request._page_cache = "private"
             return None
         version = content_version()
-        key, etag = _key(request, version)
-        request._page_cache = (key, etag, version)
-        if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        variant = _variant(request)
+        local = (version, variant)
+        page = _local_pages.get(local)
+        if page is None:
+            key, etag = _shared_key(variant, version)
+            page = _cache().get(key)
+            if page is None:
+                request._page_cache = (local, key, etag, version)
+                return None
+            _remember(local, page)
+        content, headers = page
+        request._page_cache = "served"
+        if headers["ETag"] in parse_etags(request.META.get("HTTP_IF_NONE_MATCH", "")):
             response = HttpResponseNotModified()
-            _public_headers(response, etag, version)
-            request._page_cache = "served"
-            return response
-        stored = _cache().get(key)
-        if stored is None:
-            return None
-        content, headers = stored
-        response = HttpResponse(content)
+            headers = {k: v for k, v in headers.items() if k != "Content-Type"}
+        else:
+            response = HttpResponse(content)
+            response.headers["X-Page-Cache"] = "hit"
         for name, value in headers.items():
             response.headers[name] = value
-        _public_headers(response, etag, version)
-        response.headers["X-Page-Cache"] = "hit"
-        request._page_cache = "served"
         return response
 
     def __call__(self, request):
@@ -135,10 +173,16 @@ class PageCacheMiddleware:
         if state == "private" or not self._storable(request, response):
             patch_cache_control(response, private=True)
             return response
-        key, etag, version = state
+        local, key, etag, version = state
         headers = {h: response.headers[h] for h in KEPT_HEADERS if h in response.headers}
-        _cache().set(key, (response.content, headers), settings.PAGE_CACHE_SECONDS)
-        _public_headers(response, etag, version)
+        public = _public(etag, version)
+        patch_vary_headers(response, [v.strip() for v in public.pop("Vary").split(",")])
+        headers["Vary"] = response.headers["Vary"]
+        for name, value in public.items():
+            response.headers[name] = headers[name] = value
+        page = (response.content, headers)
+        _cache().set(key, page, settings.PAGE_CACHE_SECONDS)
+        _remember(local, page)
         response.headers["X-Page-Cache"] = "miss"
         return response
 

@@ -259,6 +259,9 @@ if CACHE_URL:
 # (studyapp/pagecache.py); 0 switches the page cache off (the default with DEBUG on).
 PAGE_CACHE_ALIAS = "default"
 PAGE_CACHE_SECONDS = envint("PAGE_CACHE_SECONDS", "0" if DEBUG else "300")
+# Each process checks the shared content version at most this often: a content reload
+# (loadcontent) reaches every server within this many seconds.
+PAGE_CACHE_VERSION_SECONDS = envint("PAGE_CACHE_VERSION_SECONDS", "1")
 PAGE_CACHE_VIEWS = [
     "home",
     "glossary",

@@ -12,8 +12,11 @@ def _fresh_cache():
     never answer another's requests."""
     from django.core.cache import caches
 
+    from studyapp import pagecache
+
     for cache in caches.all():
         cache.clear()
+    pagecache.reset_local()
     yield
 
 
