@@ -64,3 +64,24 @@ def test_database_url_selects_the_database():
         DATABASE_URL="sqlite:////tmp/loopcraft-other.sqlite3",
     )
     assert result.stdout.strip().splitlines()[-1] == "/tmp/loopcraft-other.sqlite3", result.stderr
+
+
+def test_a_cache_url_selects_redis_for_the_cache_and_sessions_and_a_bad_one_is_named():
+    code = (
+        "from django.conf import settings as s; "
+        "print(s.CACHES['default']['BACKEND'], s.CACHES['default']['LOCATION'], s.SESSION_ENGINE)"
+    )
+    result = _run("shell", "-c", code, **PRODUCTION, CACHE_URL="redis://10.0.0.20:6379/0")
+    assert result.stdout.splitlines()[-1].split() == [
+        "django.core.cache.backends.redis.RedisCache",
+        "redis://10.0.0.20:6379/0",
+        "django.contrib.sessions.backends.cached_db",
+    ], result.stderr
+    # Without one: each process's memory, and sessions stay in the database.
+    plain = _run("shell", "-c", code.replace(", s.CACHES['default']['LOCATION']", ""), **PRODUCTION)
+    assert plain.stdout.splitlines()[-1].split() == [
+        "django.core.cache.backends.locmem.LocMemCache",
+        "django.contrib.sessions.backends.db",
+    ], plain.stderr
+    bad = _run("check", **PRODUCTION, CACHE_URL="memcached://x")
+    assert bad.returncode != 0 and "CACHE_URL" in bad.stderr
