@@ -212,7 +212,9 @@ def check(base: str, page: dict) -> None:
     page["first_ms"] = (time.monotonic() - t) * 1000
 
 
-def _wrk(base: str, page: dict, tmp: Path, seconds: int, connections: int, tag: str = ""):
+def _wrk(
+    base: str, page: dict, tmp: Path, seconds: int, connections: int, tag: str = "", threads=2
+):
     headers = "\n".join(
         f'wrk.headers["{k}"] = "{v}"' for k, v in page["headers"].items()
     )  # fmt: skip
@@ -222,7 +224,7 @@ def _wrk(base: str, page: dict, tmp: Path, seconds: int, connections: int, tag: 
         % {"method": page.get("method", "GET"), "body": page.get("body", ""), "headers": headers}
     )
     return subprocess.Popen(
-        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(script),
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(script),
          base + page["path"]],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -291,7 +293,7 @@ def two_processes(env: dict, page: dict, tmp: Path) -> dict:
             check(base, page)
         one = run_wrk(servers[0][1], page, tmp)
         procs = [
-            _wrk(base, page, tmp, SECONDS, CONNECTIONS // 2, tag=str(i))
+            _wrk(base, page, tmp, SECONDS, CONNECTIONS // 2, tag=str(i), threads=1)
             for i, (_, base) in enumerate(servers)
         ]
         both = [_result(page, p) for p in procs]
