@@ -22,9 +22,10 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from quizzes import schema
 from quizzes.models import Attempt
 
-from .factories import make_bank
+from .factories import make_question
 from .test_notes import note_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,7 +160,8 @@ def test_two_app_servers_on_one_postgresql_and_one_redis_behave_as_one_site(
 ):
     (a, b), env, content = two_servers
     django_user_model.objects.create_user("alice", password="pw-alice-123")
-    make_bank(30)
+    for i, subtopic in enumerate(schema.SUBTOPICS * 3):  # every exam question a single choice
+        make_question("single", f"s-{i}", subtopic)
     alice = Browser()
     assert alice.request(a, "/accounts/login/")[0] == 200  # the form sets the CSRF cookie
 
