@@ -29,3 +29,8 @@ RATELIMIT_ENABLED = False
 # Statistics are recomputed whenever an exam is submitted (production serves them for up to
 # STATS_MAX_AGE seconds).
 STATS_MAX_AGE = 0
+
+# With CACHE_URL (CI's PostgreSQL + Redis run) everything else uses Redis, but the suite keeps
+# sessions in the database so the query counts it pins mean the same on both set-ups; the
+# cached_db engine is tested on its own (tests/test_scale.py) and by the two-process test.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"

@@ -73,6 +73,7 @@ NOT_INSTRUCTOR = {"anonymous": 302, "learner": 403, "other": 403}
 MATRIX: dict[str, Row] = {
     "home": Row(PUBLIC),
     "healthz": Row(PUBLIC),
+    "csrf": Row(everyone(204)),  # sets the CSRF cookie, nothing else
     "glossary": Row(PUBLIC),
     "notes:index": Row(PUBLIC),
     "notes:changes": Row(PUBLIC),

@@ -60,6 +60,27 @@
     autoRead();
   }
 
+  // CSRF for htmx, as Django documents for AJAX: the token is read from the csrftoken cookie
+  // and sent as X-CSRFToken, so pages carry no per-visitor token and can be shared by a cache.
+  // A page without a form never set the cookie: the first unsafe htmx request from such a page
+  // (a check-yourself answer in a note) first asks /csrf/ for one, then goes ahead.
+  var SAFE = /^(get|head|options|trace)$/i;
+  function csrfToken() {
+    var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+  document.addEventListener("htmx:confirm", function (evt) {
+    if (SAFE.test(evt.detail.verb) || csrfToken() || !window.fetch) return;
+    evt.preventDefault();
+    var url = document.body.dataset.csrfUrl || "/csrf/";
+    fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function () {
+      evt.detail.issueRequest(true);
+    }, function () { evt.detail.issueRequest(true); });
+  });
+  document.addEventListener("htmx:configRequest", function (evt) {
+    if (!SAFE.test(evt.detail.verb)) evt.detail.headers["X-CSRFToken"] = csrfToken();
+  });
+
   // When an autosave cannot reach the server, say so where the learner looks.
   function saveFailed(evt) {
     var status = document.getElementById("save-status");
