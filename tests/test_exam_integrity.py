@@ -51,7 +51,8 @@ def test_a_retake_after_the_deadline_closes_the_exam_first(client, bank):
     response = client.post(f"/exam/{attempt.pk}/retake/")
     retake = Attempt.objects.latest("pk")
     assert retake.retake_of_id == attempt.pk
-    assert response["Location"] == f"/exam/{retake.pk}/q/1/"
+    # A retake is a practice set of what was missed (never counted as an exam).
+    assert response["Location"] == f"/practice/{retake.pk}/1/"
     assert Attempt.objects.get(pk=attempt.pk).is_submitted
 
 
