@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup lint format bench clean
+.PHONY: run test setup lint format bench bench-imports clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,3 +40,7 @@ clean:
 bench: $(STAMP)
 	command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
 	$(PY) bench/run.py
+
+# Import previews of pathological files at 1x and 10x: the time ratio shows an import is linear.
+bench-imports: $(STAMP)
+	$(PY) bench/imports.py

@@ -222,8 +222,11 @@ def exam_flag(request, pk: int, position: int):
     if attempt.is_submitted:
         return redirect("quizzes:exam_results", pk=attempt.pk)
     response = get_object_or_404(Response, attempt=attempt, position=position)
-    response.flagged = not response.flagged
-    response.save(update_fields=["flagged"])
+    response.attempt = attempt
+    try:
+        services.response_flag(response=response)
+    except services.AttemptClosed as e:
+        return _closed_redirect(request, attempt, str(e))
     if request.htmx:
         return render(
             request,
@@ -330,6 +333,9 @@ def exam_retake(request, pk: int):
     attempt = _attempt(request, pk, Attempt.Mode.EXAM)
     try:
         new = services.exam_retake_missed(owner=get_owner(request), attempt=attempt)
+    except services.AttemptOpen as e:
+        messages.warning(request, str(e))
+        return redirect("quizzes:exam_summary", pk=attempt.pk)
     except services.SelectionError as e:
         messages.info(request, str(e))
         return redirect("quizzes:exam_results", pk=attempt.pk)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import markdown
 import nh3
 from markdown.preprocessors import Preprocessor
+from pygments.token import STANDARD_TYPES
 
 ALLOWED_TAGS = {
     "a", "abbr", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
@@ -58,12 +59,37 @@ class _MarkerPreprocessor(Preprocessor):
         return out
 
 
-def sanitize(html: str) -> str:
-    """Keep only the allowlisted tags and attributes; links get safe schemes only."""
+#: Classes the Markdown extensions themselves write (code highlighting, admonitions): the only
+#: ones an author's text may produce, so it can never take over the page's own hooks.
+GENERATED_CLASSES = frozenset(
+    {"highlight", "admonition", "admonition-title", "trap", "note", "tip", "hint", "important",
+     "warning", "caution", "attention", "danger", "error", "footnote", "footnote-ref",
+     "footnote-backref"}
+    | {c for c in STANDARD_TYPES.values() if c}
+)  # fmt: skip
+
+
+def _authored_attribute(tag: str, attribute: str, value: str) -> str | None:
+    """For untrusted text: no id at all, and only the classes the extensions generate."""
+    if attribute == "id":
+        return None
+    if attribute == "class":
+        kept = [c for c in value.split() if c in GENERATED_CLASSES]
+        return " ".join(kept) or None
+    return value
+
+
+def sanitize(html: str, *, trusted: bool = False) -> str:
+    """Keep only the allowlisted tags and attributes; links get safe schemes only.
+
+    ``trusted`` (the notes in content/, which link to their own heading ids) keeps ids and any
+    class; anything an author typed loses ids and keeps only the generated classes.
+    """
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=None if trusted else _authored_attribute,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
         strip_comments=True,
@@ -71,9 +97,18 @@ def sanitize(html: str) -> str:
 
 
 def render_markdown(
-    text: str, *, blocks: dict[str, Callable[[], str]] | None = None, toc: bool = False
+    text: str,
+    *,
+    blocks: dict[str, Callable[[], str]] | None = None,
+    toc: bool = False,
+    trusted: bool = False,
 ) -> Rendered:
-    """Render untrusted Markdown to sanitised HTML; trusted generated blocks go in afterwards."""
+    """Render untrusted Markdown to sanitised HTML; trusted generated blocks go in afterwards.
+
+    ``trusted`` is for the notes shipped in content/ only: they may set heading ids with
+    attr_list (``## Signatures {#signatures}``); in authored text (questions, whys) the
+    sanitiser drops every id and every class the extensions did not generate.
+    """
     found: list[str] = []
     extensions = [
         "markdown.extensions.extra",
@@ -91,7 +126,7 @@ def render_markdown(
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
     md.inlinePatterns.deregister("entity")
-    html = sanitize(md.convert(text))
+    html = sanitize(md.convert(text), trusted=trusted)
     # Code blocks scroll sideways on small screens; a keyboard user must be able to reach them.
     html = html.replace("<pre>", '<pre tabindex="0">')
     for i, key in enumerate(found):

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import catalogue
+from . import bounded, catalogue
 from . import models as model_catalogue
 from .transcript import (
     CAP_ENDINGS,
@@ -1161,8 +1161,8 @@ def failure_signal(content: Any) -> str | None:
         return "is empty"
     if text[:1] in "{[":
         try:
-            data = json.loads(text)
-        except ValueError:
+            data = bounded.loads_json(text, bounded.UPLOAD)
+        except bounded.LimitError:  # not JSON, or too deep to read: judged as plain text
             data = None
         if isinstance(data, dict):
             return _json_failure(data)

@@ -32,7 +32,7 @@ from typing import Any
 import pydantic
 from anthropic.types import ContentBlock, Message, StopReason
 
-from . import catalogue
+from . import bounded, catalogue
 
 FORMAT = "loopcraft.transcript/1"
 MAX_BYTES = 2 * 1024 * 1024  # uploads: checked before any JSON parsing
@@ -250,19 +250,20 @@ def _too_big(size: int) -> TranscriptError:
 
 
 def _loads(text: str, where: str = "") -> Any:
-    """json.loads for untrusted text whose size was already checked."""
-    if not _text_depth_ok(text, MAX_DEPTH):
-        raise _err(where, f"the JSON is nested more than {MAX_DEPTH} levels deep")
+    """json.loads for untrusted text whose size was already checked (the bounded parser)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        at = f"{where}, " if where else ""
-        raise TranscriptError(
-            f"{at}line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg}).",
-            where or f"line {exc.lineno}",
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise _err(where, f"not valid JSON ({exc})") from None
+        return bounded.loads_json(text, _BOUNDS, what="the JSON")
+    except bounded.LimitError as exc:
+        if exc.limit == "syntax" and exc.line:
+            at = f"{where}, " if where else ""
+            raise TranscriptError(
+                f"{at}line {exc.line}, column {exc.column}: not valid JSON ({exc.detail}).",
+                where or f"line {exc.line}",
+            ) from None
+        raise _err(where, str(exc).removesuffix(".")) from None
+
+
+_BOUNDS = bounded.UPLOAD.but(max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
 
 
 def loads_limited(text: str | bytes) -> Any:
