@@ -26,3 +26,7 @@ RATELIMIT_ENABLED = False
 # Statistics are recomputed whenever an exam is submitted (production serves them for up to
 # STATS_MAX_AGE seconds).
 STATS_MAX_AGE = 0
+
+# Live API calls run before the request returns in most tests (deterministic); the tests that
+# prove a slow call holds no request (tests/test_live_jobs.py) switch to "thread".
+LIVE_JOBS = "inline"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from studyapp.agentloop import demo, runner
@@ -20,35 +20,63 @@ class LiveError(Exception):
     """Something the learner must be told in words (no key, daily cap reached, …)."""
 
 
-def owner_key(owner) -> str:
-    return f"u{owner.user.pk}" if owner.user is not None else f"t{owner.token}"
+def payer_key(user) -> str:
+    """Whose allowance the server's key is charged to: an account, never a browser session."""
+    return f"u{user.pk}"
 
 
 def daily_cap() -> int:
     return int(getattr(settings, "LIVE_DAILY_TOKEN_CAP", 200_000))
 
 
-def tokens_today(owner, now: dt.datetime | None = None) -> int:
+def tokens_today(payer: str, now: dt.datetime | None = None) -> int:
+    if not payer:
+        return 0
     day = (now or timezone.now()).date()
-    row = LiveUsage.objects.filter(owner_key=owner_key(owner), day=day).first()
+    row = LiveUsage.objects.filter(owner_key=payer, day=day).first()
     return row.tokens if row else 0
 
 
-def _record_usage(owner, tokens: int, calls: int) -> None:
-    day = timezone.now().date()
-    key = owner_key(owner)
-    with transaction.atomic():
-        LiveUsage.objects.get_or_create(owner_key=key, day=day)
-        LiveUsage.objects.filter(owner_key=key, day=day).update(
-            tokens=F("tokens") + max(0, tokens), calls=F("calls") + calls
+def allowance_refusal(used: int, worst_case: int) -> str:
+    return (
+        f"Not sent: the next call could use up to {worst_case:,} tokens (its input so far plus "
+        f"max_tokens), and {used:,} of today's live-mode allowance of {daily_cap():,} tokens "
+        "are used. It resets at midnight UTC; bring your own API key to go on now, or read the "
+        "recorded library."
+    )
+
+
+def reserve(payer: str, tokens: int, day: dt.date) -> str:
+    """Count ``tokens`` (a call's worst case) against ``payer``'s allowance before the call.
+
+    One conditional UPDATE, so calls at the same moment can't go over the cap together.
+    Returns '' when reserved, else the refusal in words."""
+    cap = daily_cap()
+    LiveUsage.objects.get_or_create(owner_key=payer, day=day)
+    reserved = LiveUsage.objects.filter(owner_key=payer, day=day, tokens__lte=cap - tokens).update(
+        tokens=F("tokens") + tokens, calls=F("calls") + 1
+    )
+    if reserved:
+        return ""
+    return allowance_refusal(tokens_today(payer), tokens)
+
+
+def settle(payer: str, day: dt.date, reserved: int, spent: int) -> None:
+    """Replace a reservation by what the call really used, as the API reported it."""
+    delta = max(spent, 0) - reserved
+    if delta:
+        LiveUsage.objects.filter(owner_key=payer, day=day).update(
+            tokens=Greatest(F("tokens") + delta, 0)
         )
 
 
-def _client():
-    try:
-        return runner.make_client()
-    except runner.RunnerError as e:
-        raise LiveError(str(e)) from None
+def save_state(live: LiveRun, run: runner.Run, results) -> None:
+    """Save the run's state and its last error after a step (the page follows these)."""
+    errors = [r.error for r in results if r.error is not None]
+    live.state = run.to_state()
+    live.last_error = errors[-1].to_dict() if errors else None
+    live.updated_at = timezone.now()
+    live.save(update_fields=["state", "last_error", "updated_at"])
 
 
 def live_start(*, owner, scenario: str, prompt: str, options: dict) -> LiveRun:
@@ -71,45 +99,6 @@ def live_start(*, owner, scenario: str, prompt: str, options: dict) -> LiveRun:
 
 def load(live: LiveRun, *, client=None) -> runner.Run:
     return runner.Run.from_state(client, live.state, demo.make_handlers())
-
-
-def _spent(run: runner.Run) -> int:
-    usage = run.usage or {}
-    return int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-
-
-def live_prepare(*, owner, live: LiveRun) -> runner.Run:
-    """The run, ready to call the API; LiveError if the owner's daily allowance is spent."""
-    if tokens_today(owner) >= daily_cap():
-        raise LiveError(
-            f"You have used today's live-mode allowance of {daily_cap():,} tokens. It resets at "
-            "midnight UTC; the recorded library is always open."
-        )
-    run = load(live, client=_client())
-    run._spent_before = (_spent(run), len(run.turns))
-    return run
-
-
-def live_persist(*, owner, live: LiveRun, run: runner.Run, results) -> None:
-    """Save the run's state, its last error and the tokens it spent (whatever happened)."""
-    spent_before, turns_before = run._spent_before
-    errors = [r.error for r in results if r.error is not None]
-    live.state = run.to_state()
-    live.last_error = errors[-1].to_dict() if errors else None
-    live.updated_at = timezone.now()
-    live.save(update_fields=["state", "last_error", "updated_at"])
-    _record_usage(owner, _spent(run) - spent_before, len(run.turns) - turns_before + len(errors))
-
-
-def live_step(*, owner, live: LiveRun, to_end: bool = False, tool_results=None, on_text=None):
-    """One API call (or run to the end); the state is saved whatever happened."""
-    run = live_prepare(owner=owner, live=live)
-    if to_end:
-        results = run.run_to_end(on_text=on_text)
-    else:
-        results = [run.step(on_text=on_text, tool_results=tool_results)]
-    live_persist(owner=owner, live=live, run=run, results=results)
-    return results
 
 
 def live_stop(*, live: LiveRun, reason: str) -> None:
