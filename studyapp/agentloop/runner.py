@@ -641,7 +641,8 @@ class Run:
         if isinstance(exc, runner_checks.ResponseError):
             detail = str(exc)
         else:
-            detail = f"The API's answer could not be read ({type(exc).__name__}: {exc})"
+            why = str(exc).strip() or "the answer ended early or had an unexpected shape"
+            detail = f"The API's answer could not be read ({type(exc).__name__}: {why})."
         text = redact(
             f"{detail[:400]} Nothing was added to the run; step again.",
             getattr(self.client, "api_key", None),
