@@ -1,6 +1,7 @@
 """A learner drives a live loop in Chromium against the scripted fake of the Messages API."""
 
 import pytest
+from django.test import Client
 from playwright.sync_api import expect
 
 from studyapp.agentloop import runner
@@ -10,10 +11,18 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def api(monkeypatch):
+def api(monkeypatch, settings, page, live_server, learner):
+    """The fake API, calls run by the worker threads as in production, and a signed-in learner
+    (the server's key is for accounts only)."""
     fake = FakeAPI([])
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
+    settings.LIVE_JOBS = "thread"
+    session = Client()
+    session.force_login(learner)
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": session.cookies["sessionid"].value, "url": live_server.url}]
+    )
     return fake
 
 
@@ -31,7 +40,7 @@ def test_learner_steps_forks_and_saves_a_live_run(page, live_server, api, assert
     expect(page.get_by_role("button", name="Step: one API call")).to_be_visible()
     assert_accessible(page, "live-run")
 
-    page.get_by_role("button", name="Step: one API call").click()  # streamed, then reloaded
+    page.get_by_role("button", name="Step: one API call").click()  # queued; the page follows it
     expect(page.get_by_role("heading", name="Your turn: write the tool results")).to_be_visible()
     box = page.get_by_label("Result content", exact=False)
     box.fill("Order 20931 delivered 25 days ago.")
