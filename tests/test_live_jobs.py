@@ -398,3 +398,15 @@ def test_a_damaged_saved_run_is_a_page_with_a_message_not_a_500(client, learner)
         )
     for action in ("step", "fork", "save", "stop"):
         assert client.post(f"/sandbox/live/{live.pk}/{action}/").status_code == 302
+
+
+def test_a_sealed_key_opens_only_in_its_own_session_and_run(settings):
+    from studyapp.sandbox import keys
+
+    token = keys.seal(OWN_KEY, "session-a:1")
+    assert OWN_KEY not in token and keys.unseal(token, "session-a:1") == OWN_KEY
+    assert keys.unseal(token, "session-b:1") is None  # another session
+    assert keys.unseal(token, "session-a:2") is None  # another run
+    tampered = token[:30] + ("A" if token[30] != "A" else "B") + token[31:]
+    assert keys.unseal(tampered, "session-a:1") is None
+    assert keys.unseal("not base64 at all!", "session-a:1") is None

@@ -118,6 +118,8 @@ def enqueue(
 ) -> LiveJob:
     """Queue a call for ``live`` and hand it to a worker; LiveError when one is already active."""
     expire_stale(live)
+    # finished jobs are only kept until the next one: the table holds a row or two per run
+    LiveJob.objects.filter(live=live).exclude(status__in=LiveJob.ACTIVE).delete()
     try:
         with transaction.atomic():
             job = LiveJob.objects.create(

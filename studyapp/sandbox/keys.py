@@ -110,7 +110,10 @@ def own_key(request, run_pk: int) -> str | None:
 
 
 def has_own_key(request, run_pk: int) -> bool:
-    return str(run_pk) in (request.session.get(SESSION_FIELD) or {})
+    """Whether a key of the visitor's is kept for this run (and still opens in this session)."""
+    if str(run_pk) not in (request.session.get(SESSION_FIELD) or {}):
+        return False
+    return own_key(request, run_pk) is not None
 
 
 def forget(request, run_pk: int) -> None:
