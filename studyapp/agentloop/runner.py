@@ -76,7 +76,6 @@ import copy
 import json
 import os
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -286,9 +285,8 @@ def conversation(messages: list[dict[str, Any]], turns: list[dict[str, Any]]) ->
 def _dump(message: Any) -> dict[str, Any]:
     """A response as JSON: None fields dropped, so content blocks go back in the shape the API
     accepts (a text block's ``citations: null`` is not a request field); stop_sequence kept."""
-    with warnings.catch_warnings():  # a malformed answer is reported by response_problem
-        warnings.simplefilter("ignore")
-        data = message.model_dump(mode="json", exclude_none=True)
+    # a malformed answer is reported by response_problem, not by pydantic's warnings
+    data = message.model_dump(mode="json", exclude_none=True, warnings=False)
     data.setdefault("stop_sequence", getattr(message, "stop_sequence", None))
     return data
 
