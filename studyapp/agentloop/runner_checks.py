@@ -34,7 +34,10 @@ def read_body(body: bytes | str) -> dict[str, Any]:
     try:
         data = bounded.loads_json(body, RESPONSE_LIMITS, what="The API's answer")
     except bounded.LimitError as exc:
-        raise ResponseError(str(exc)) from None
+        text = str(exc)
+        if not text.startswith("The API's answer"):  # e.g. "NaN is not valid JSON."
+            text = f"The API's answer is refused: {text}"
+        raise ResponseError(text) from None
     problem = response_problem(data)
     if problem:
         raise ResponseError(problem)
