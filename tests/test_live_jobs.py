@@ -410,3 +410,33 @@ def test_a_sealed_key_opens_only_in_its_own_session_and_run(settings):
     tampered = token[:30] + ("A" if token[30] != "A" else "B") + token[31:]
     assert keys.unseal(tampered, "session-a:1") is None
     assert keys.unseal("not base64 at all!", "session-a:1") is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stop_during_a_call_ends_the_run_after_it(client, learner, monkeypatch, settings):
+    settings.LIVE_JOBS = "thread"
+    fake = FakeAPI(
+        [reply(tool_use("lookup_order", {"order_id": "1"})), reply(text("never asked for"))]
+    )
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(request):
+        entered.set()
+        release.wait(30)
+        return fake.handler(request)
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SERVER_KEY)
+    monkeypatch.setattr(runner, "make_client", _client_for(slow))
+    client.force_login(learner)
+    live = create(client)
+    try:
+        client.post(f"/sandbox/live/{live.pk}/step/", {"until": "end"})
+        assert entered.wait(10)
+        html = client.post(f"/sandbox/live/{live.pk}/stop/", follow=True).content.decode()
+        assert "The run stops after the call in progress" in html
+    finally:
+        release.set()
+    wait_for_job(live)
+    live.refresh_from_db()
+    run = runner.Run.from_state(None, live.state, {})
+    assert len(run.turns) == 1 and run.ended_by == "user" and len(fake.requests) == 1

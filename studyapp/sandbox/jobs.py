@@ -261,9 +261,7 @@ def _run(job: LiveJob, api_key: str | None) -> str:
     message = ""
     while True:
         if _cancelled(job):
-            run.stop("Stopped by the learner.")
-            services.save_state(live, run, [])
-            break
+            break  # stopped below
         if run.status == "ended" or (run.status != "ready" and tool_results is None):
             break
         reserved, day = 0, timezone.now().date()
@@ -295,4 +293,7 @@ def _run(job: LiveJob, api_key: str | None) -> str:
             break  # the run's last_error says what happened (the page shows it)
         if not job.to_end or result.kind != "response":
             break
+    if not run.ended_by and _cancelled(job):  # "Stop the run" pressed during the last call
+        run.stop("Stopped by the learner.")
+        services.save_state(live, run, None)
     return message

@@ -71,12 +71,16 @@ def settle(payer: str, day: dt.date, reserved: int, spent: int) -> None:
 
 
 def save_state(live: LiveRun, run: runner.Run, results) -> None:
-    """Save the run's state and its last error after a step (the page follows these)."""
-    errors = [r.error for r in results if r.error is not None]
+    """Save the run's state and its last error after a step (the page follows these);
+    ``results`` None keeps the last error as it is."""
     live.state = run.to_state()
-    live.last_error = errors[-1].to_dict() if errors else None
     live.updated_at = timezone.now()
-    live.save(update_fields=["state", "last_error", "updated_at"])
+    fields = ["state", "updated_at"]
+    if results is not None:
+        errors = [r.error for r in results if r.error is not None]
+        live.last_error = errors[-1].to_dict() if errors else None
+        fields.append("last_error")
+    live.save(update_fields=fields)
 
 
 def live_start(*, owner, scenario: str, prompt: str, options: dict) -> LiveRun:
