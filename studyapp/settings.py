@@ -305,6 +305,13 @@ LIVE_DAILY_TOKEN_CAP = envint("LIVE_DAILY_TOKEN_CAP", "200000")
 # Item statistics are served for up to this many seconds before being recomputed (0: recompute
 # whenever an exam is submitted).
 STATS_MAX_AGE = envint("STATS_MAX_AGE", "300")
+# Where live API calls run (studyapp/sandbox/jobs.py, docs/DEPLOY.md): "thread" (a pool in each
+# web process) or "external" (`manage.py liveworker`); never inside a request.
+LIVE_JOBS = os.getenv("LIVE_JOBS", "thread")
+if LIVE_JOBS not in ("thread", "external", "inline"):
+    raise ImproperlyConfigured("LIVE_JOBS must be thread or external.")
+LIVE_THREADS = envint("LIVE_THREADS", "4")  # calls at once per web process (thread mode)
+LIVE_QUEUE_STALE_S = envint("LIVE_QUEUE_STALE_S", "120")  # an unclaimed call fails after this
 # FSRS spreads due dates a little so reviews don't bunch up; tests turn it off to pin dates.
 PROGRESS_FSRS_FUZZ = True
 

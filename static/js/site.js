@@ -124,48 +124,6 @@
     }, function () { busy = false; window.location.href = url; });
   }
 
-  // Live sandbox: stream a step's text as it is generated, then show the saved step.
-  document.addEventListener("submit", function (evt) {
-    var form = evt.target;
-    if (!form.matches || !form.matches('form[data-stream="true"]') || !window.fetch) return;
-    if (!window.ReadableStream || !window.TextDecoder) return;
-    evt.preventDefault();
-    var out = document.getElementById("live-text");
-    var buttons = form.querySelectorAll("button");
-    buttons.forEach(function (b) { b.disabled = true; });
-    if (out) { out.hidden = false; out.textContent = ""; }
-    fetch(form.action, {
-      method: "POST",
-      body: new FormData(form),
-      headers: { "Accept": "text/event-stream" },
-      credentials: "same-origin"
-    }).then(function (response) {
-      var type = response.headers.get("Content-Type") || "";
-      if (!response.ok || type.indexOf("text/event-stream") !== 0) {
-        window.location.reload();  // a refusal page (rate limit) or a redirect: show it whole
-        return;
-      }
-      var reader = response.body.getReader();
-      var decoder = new TextDecoder();
-      var buffer = "";
-      function pump() {
-        return reader.read().then(function (chunk) {
-          if (chunk.done) { window.location.reload(); return; }
-          buffer += decoder.decode(chunk.value, { stream: true });
-          var events = buffer.split("\n\n");
-          buffer = events.pop();
-          events.forEach(function (raw) {
-            var kind = (raw.match(/^event: (.*)$/m) || [])[1];
-            var data = (raw.match(/^data: (.*)$/m) || [])[1];
-            if (kind === "text" && out && data) out.textContent += JSON.parse(data);
-          });
-          return pump();
-        });
-      }
-      return pump();
-    }).catch(function () { form.submit(); });
-  });
-
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 
