@@ -203,7 +203,7 @@ def test_fresh_sessions_share_one_accounts_allowance(api, learner, settings, dja
         sent = len(api.requests)
     assert sent < 3
     assert LiveUsage.objects.get().tokens <= 6_000
-    assert list(LiveUsage.objects.values_list("owner_key", flat=True)) == [f"u{learner.pk}"]
+    assert list(LiveUsage.objects.values_list("user_id", flat=True)) == [learner.pk]
 
 
 @pytest.mark.django_db
@@ -216,7 +216,7 @@ def test_a_call_whose_worst_case_would_pass_the_cap_is_not_sent(client, learner,
     assert api.requests == []
     # the worker checks again in one conditional UPDATE (e.g. another tab spent it meanwhile)
     settings.LIVE_DAILY_TOKEN_CAP = 200_000
-    LiveUsage.objects.create(owner_key=f"u{learner.pk}", day=_today(), tokens=199_500)
+    LiveUsage.objects.create(user=learner, day=_today(), tokens=199_500)
     html = client.post(f"/sandbox/live/{live.pk}/step/", follow=True).content.decode()
     assert "Not sent" in html and api.requests == []
     assert LiveUsage.objects.get().tokens == 199_500

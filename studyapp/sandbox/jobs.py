@@ -54,11 +54,11 @@ _executor_lock = threading.Lock()
 
 
 def mode() -> str:
-    return getattr(settings, "LIVE_JOBS", "thread")
+    return settings.LIVE_JOBS
 
 
 def queue_stale_s() -> int:
-    return int(getattr(settings, "LIVE_QUEUE_STALE_S", 120))
+    return settings.LIVE_QUEUE_STALE_S
 
 
 def worker_name() -> str:
@@ -70,7 +70,7 @@ def executor() -> ThreadPoolExecutor:
     with _executor_lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(
-                max_workers=int(getattr(settings, "LIVE_THREADS", 4)), thread_name_prefix="live"
+                max_workers=settings.LIVE_THREADS, thread_name_prefix="live"
             )
         return _executor
 

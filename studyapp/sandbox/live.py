@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from django.conf import settings
 from django.db.models import F
@@ -14,6 +15,9 @@ from studyapp.agentloop.transcript import parse_transcript
 
 from .library import Run, build_run
 from .models import LiveRun, LiveUsage, UploadedRun
+
+
+logger = logging.getLogger(__name__)
 
 
 class LiveError(Exception):
@@ -84,6 +88,15 @@ def save_state(live: LiveRun, run: runner.Run, results) -> None:
     fields = ["state", "updated_at"]
     if results is not None:
         errors = [r.error for r in results if r.error is not None]
+        for e in errors:  # what an operator reads (the message is redacted by the log filter)
+            logger.warning(
+                "live run %s: API call failed at step %s: %s (HTTP %s): %s",
+                live.pk,
+                e.step,
+                e.kind,
+                e.status,
+                e.message,
+            )
         live.last_error = errors[-1].to_dict() if errors else None
         fields.append("last_error")
     live.save(update_fields=fields)
