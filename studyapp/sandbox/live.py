@@ -16,7 +16,6 @@ from studyapp.agentloop.transcript import parse_transcript
 from .library import Run, build_run
 from .models import LiveRun, LiveUsage, UploadedRun
 
-
 logger = logging.getLogger(__name__)
 
 
