@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup lint format bench clean lock
+.PHONY: run test setup lint format bench bench-imports clean lock
 
 # Installs exactly the versions (and files, by hash) in requirements.lock; `make lock` rewrites it
 # from the ranges in pyproject.toml.
@@ -49,4 +49,9 @@ clean:
 # Load benchmark: gunicorn + production settings + a seeded database, driven by Debian's wrk.
 bench: $(STAMP)
 	command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
+	command -v redis-server >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server; }
 	$(PY) bench/run.py
+
+# Import previews of pathological files at 1x and 10x: the time ratio shows an import is linear.
+bench-imports: $(STAMP)
+	$(PY) bench/imports.py

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import markdown
 import nh3
 from markdown.preprocessors import Preprocessor
+from pygments.token import STANDARD_TYPES
 
 ALLOWED_TAGS = {
     "a", "abbr", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
@@ -60,12 +61,37 @@ class _MarkerPreprocessor(Preprocessor):
         return out
 
 
-def sanitize(html: str) -> str:
-    """Keep only the allowlisted tags and attributes; links get safe schemes only."""
+#: Classes the Markdown extensions themselves write (code highlighting, admonitions): the only
+#: ones an author's text may produce, so it can never take over the page's own hooks.
+GENERATED_CLASSES = frozenset(
+    {"highlight", "admonition", "admonition-title", "trap", "note", "tip", "hint", "important",
+     "warning", "caution", "attention", "danger", "error", "footnote", "footnote-ref",
+     "footnote-backref"}
+    | {c for c in STANDARD_TYPES.values() if c}
+)  # fmt: skip
+
+
+def _authored_attribute(tag: str, attribute: str, value: str) -> str | None:
+    """For untrusted text: no id at all, and only the classes the extensions generate."""
+    if attribute == "id":
+        return None
+    if attribute == "class":
+        kept = [c for c in value.split() if c in GENERATED_CLASSES]
+        return " ".join(kept) or None
+    return value
+
+
+def sanitize(html: str, *, trusted: bool = False) -> str:
+    """Keep only the allowlisted tags and attributes; links get safe schemes only.
+
+    ``trusted`` (the notes in content/, which link to their own heading ids) keeps ids and any
+    class; anything an author typed loses ids and keeps only the generated classes.
+    """
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=None if trusted else _authored_attribute,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer",
         strip_comments=True,
@@ -107,27 +133,38 @@ def _markdown(toc: bool) -> tuple[markdown.Markdown, _MarkerPreprocessor]:
 
 
 def render_markdown(
-    text: str, *, blocks: dict[str, Callable[[], str]] | None = None, toc: bool = False
+    text: str,
+    *,
+    blocks: dict[str, Callable[[], str]] | None = None,
+    toc: bool = False,
+    trusted: bool = False,
 ) -> Rendered:
-    """Render untrusted Markdown to sanitised HTML; trusted generated blocks go in afterwards."""
+    """Render untrusted Markdown to sanitised HTML; trusted generated blocks go in afterwards.
+
+    ``trusted`` is for the notes shipped in content/ only: they may set heading ids with
+    attr_list (``## Signatures {#signatures}``); in authored text (questions, whys) the
+    sanitiser drops every id and every class the extensions did not generate.
+    """
     if not blocks:
-        html, toc_items = _render_plain(text, toc)
+        html, toc_items = _render_plain(text, toc, trusted)
         return Rendered(html=html, toc=[dict(t) for t in toc_items])
-    return _render(text, blocks, toc)
+    return _render(text, blocks, toc, trusted)
 
 
 @functools.lru_cache(maxsize=4096)
-def _render_plain(text: str, toc: bool) -> tuple[str, tuple[dict, ...]]:
+def _render_plain(text: str, toc: bool, trusted: bool) -> tuple[str, tuple[dict, ...]]:
     """Texts without generated blocks render the same every time: the bank repeats many."""
-    rendered = _render(text, {}, toc)
+    rendered = _render(text, {}, toc, trusted)
     return rendered.html, tuple(rendered.toc)
 
 
-def _render(text: str, blocks: dict[str, Callable[[], str]], toc: bool) -> Rendered:
+def _render(
+    text: str, blocks: dict[str, Callable[[], str]], toc: bool, trusted: bool = False
+) -> Rendered:
     md, markers = _markdown(toc)
     found: list[str] = []
     markers.blocks, markers.found = blocks, found
-    html = sanitize(md.convert(text))
+    html = sanitize(md.convert(text), trusted=trusted)
     # Code blocks scroll sideways on small screens; a keyboard user must be able to reach them.
     html = html.replace("<pre>", '<pre tabindex="0">')
     toc_items: list[dict] = []

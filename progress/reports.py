@@ -21,10 +21,8 @@ TOP_FAMILIES = 5
 
 
 def _answered(owner: Owner):
-    """Answers that count: every practice answer, and answers of submitted exams."""
-    return Response.objects.filter(
-        attempt__in=Attempt.objects.owned_by(owner), answered_at__isnull=False
-    ).filter(Q(attempt__mode=Attempt.Mode.PRACTICE) | Q(attempt__submitted_at__isnull=False))
+    """Answers that count: every practice answer, and answers of closed exams."""
+    return Response.objects.released().filter(attempt__in=Attempt.objects.owned_by(owner))
 
 
 def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:

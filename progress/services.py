@@ -62,6 +62,8 @@ def answer_record(
     """
     if not response.answered or response.is_correct is None:
         return None
+    if not response.attempt.is_closed(now):
+        return None  # an open exam's answers reach FSRS only once it is closed
     owner = _owner_of(response.attempt)
     question = response.question
     card, retention, logged = _card_for(owner, question.concept, response)
@@ -180,9 +182,9 @@ def _least_seen(owner: Owner, concepts: list[str]) -> dict[str, int]:
     )
     seen = {
         row["question__slug"]: (row["n"], row["last"])
-        for row in Response.objects.filter(
+        for row in Response.objects.released()
+        .filter(
             attempt__in=Attempt.objects.owned_by(owner),
-            answered_at__isnull=False,
             question__slug__in=[slug for _, slug, _ in questions],
         )
         .values("question__slug")

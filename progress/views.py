@@ -8,14 +8,11 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from authoring.models import ProblemReport
 from core.owners import get_owner
 from quizzes.forms import SUBTOPIC_LABELS
 
 from . import anki, flashcards, reports, rules, services
 from .forms import RetentionForm
-
-MY_REPORTS = 20
 
 
 @require_GET
@@ -24,8 +21,6 @@ def dashboard(request):
     # answers' traps, their questions, their options, certainty counts. None per row.
     owner = get_owner(request, create=False)
     ctx = reports.dashboard(owner, timezone.now())
-    # One more query: the problems this learner reported, and what came of them.
-    ctx["my_reports"] = list(ProblemReport.objects.reported_by(owner)[:MY_REPORTS])
     return render(request, "progress/dashboard.html", ctx)
 
 

@@ -15,16 +15,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-import yaml
 from django.db import transaction
 
 from . import bank, kinds, schema
 from .formats import (
     FORMATS,
+    IMPORTABLE,
     Defaults,
     FormatError,
     Issue,
     aiken,
+    describe,
     detect,
     gift,
     moodlexml,
@@ -99,9 +100,8 @@ class Preview:
 
 def _validate(question: dict) -> tuple[dict | None, list[str]]:
     """Run our bank schema over one mapped question (the same checks as loadcontent)."""
-    text = yaml.safe_dump({"questions": [question]}, sort_keys=False, allow_unicode=True)
-    result = schema.parse_text(text)
-    return (result.questions[0] if result.questions else None), [p.message for p in result.problems]
+    parsed, problems = schema.check_question(question)
+    return (parsed if not problems else None), [p.message for p in problems]
 
 
 def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = None) -> Preview:
@@ -114,12 +114,20 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
     agree on who owns it) and never unpublishes it.
     """
     defaults = defaults or Defaults()
-    fmt = detect(text) if fmt == "auto" else fmt
+    if fmt == "auto":
+        fmt = detect(text)
+        what = describe(text) if fmt == "gift" else None
+        if what:
+            raise FormatError(
+                f"This is not a question file we can read: it looks like {what}. {IMPORTABLE}"
+            )
     if fmt not in FORMATS:
         raise FormatError(f"Unknown format {fmt!r}: choose one of {', '.join(FORMATS)}.")
     preview = Preview(format=fmt)
     if len(text.encode()) > MAX_BYTES:
-        preview.errors.append(Issue("file", "the file is larger than 2 MB"))
+        preview.errors.append(
+            Issue("file", f"the file is larger than {MAX_BYTES // 1024 // 1024} MB, the size limit")
+        )
         return preview
     current = {
         q.slug: q
@@ -140,7 +148,8 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
         for mq in parsed.questions:
             if mq.category and mq.category not in dict(preview.categories):
                 preview.categories.append((mq.category, defaults.categories.get(mq.category, "")))
-        used: set[str] = set()
+        used: set[str] = set(taken)  # every slug in use, so a new question never takes one
+        next_n: dict[str, int] = {}
         for n, mq in enumerate(parsed.questions, 1):
             same_name = ""
             own = mq.meta.get("slug") or ""
@@ -154,8 +163,7 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
                 base = (
                     own if own and schema.SLUG_RE.match(own) else slugify(mq.name, f"imported-{n}")
                 )
-                slug = _unique(base, used | taken)
-                used.add(slug)
+                slug = _unique(base, used, next_n)
                 if base in taken:
                     same_name = (
                         f"a question {base} exists; this file gives no id for this one, "
@@ -199,12 +207,17 @@ def import_preview(text: str, fmt: str = "auto", defaults: Defaults | None = Non
     return preview
 
 
-def _unique(slug: str, used: set[str]) -> str:
-    candidate, n = slug, 2
+def _unique(slug: str, used: set[str], next_n: dict[str, int]) -> str:
+    """``slug``, or ``slug-2``, ``slug-3``...: the first free one. ``next_n`` remembers where
+    each base slug's search stopped, so 10,000 questions of one name stay linear."""
+    candidate, n = slug, next_n.get(slug, 2)
+    if n > 2:
+        candidate = slug[: 80 - len(f"-{n}")] + f"-{n}"
     while candidate in used:
         suffix = f"-{n}"
         candidate, n = slug[: 80 - len(suffix)] + suffix, n + 1
     used.add(candidate)
+    next_n[slug] = n
     return candidate
 
 

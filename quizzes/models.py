@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from core.owners import OwnedModel
+from core.owners import OwnedModel, OwnedQuerySet
 
 from .schema import FAMILIES, KINDS, SUBTOPIC_LABELS, SUBTOPICS
 
@@ -129,6 +129,25 @@ class Option(models.Model):
         return self.text[:60]
 
 
+def closed_attempt_q(prefix: str = "", now=None) -> Q:
+    """The one rule of exam integrity, as a filter on attempts (``prefix`` reaches them through a
+    relation, e.g. ``"attempt__"``): practice answers count as soon as they are given (each gets
+    its feedback at once), an exam's only once it is submitted or past its deadline. Nothing else
+    (retakes, "missed last time", FSRS, statistics, the dashboard) may read an open exam."""
+    now = now or timezone.now()
+    return (
+        Q(**{f"{prefix}mode": "practice"})
+        | Q(**{f"{prefix}submitted_at__isnull": False})
+        | Q(**{f"{prefix}deadline__lte": now})
+    )
+
+
+class AttemptQuerySet(OwnedQuerySet):
+    def closed(self, now=None):
+        """Attempts whose answers other features may read (see ``closed_attempt_q``)."""
+        return self.filter(closed_attempt_q(now=now))
+
+
 class Attempt(OwnedModel):
     class Mode(models.TextChoices):
         PRACTICE = "practice"
@@ -148,6 +167,8 @@ class Attempt(OwnedModel):
     question_count = models.PositiveSmallIntegerField()
     score = models.FloatField(null=True, blank=True)
     retake_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
+
+    objects = AttemptQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["user", "mode", "started_at"])]
@@ -169,6 +190,16 @@ class Attempt(OwnedModel):
     def is_expired(self, now=None) -> bool:
         return self.deadline is not None and (now or timezone.now()) >= self.deadline
 
+    def is_closed(self, now=None) -> bool:
+        """May other features read this attempt's answers? (the rule of ``closed_attempt_q``)"""
+        return self.mode == self.Mode.PRACTICE or self.is_submitted or self.is_expired(now)
+
+
+class ResponseQuerySet(models.QuerySet):
+    def released(self, now=None):
+        """Answers other features may use: answered, in an attempt that is closed."""
+        return self.filter(closed_attempt_q("attempt__", now), answered_at__isnull=False)
+
 
 class Response(models.Model):
     """A learner's answer to one question (version) in one attempt: one row per pair."""
@@ -182,6 +213,8 @@ class Response(models.Model):
     families = models.JSONField(default=list, blank=True)  # traps the chosen answer fell into
     flagged = models.BooleanField(default=False)
     answered_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ResponseQuerySet.as_manager()
 
     class Meta:
         ordering = ["position"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+from core.today import feedback_line as today_line
 from studyapp.agentloop import catalogue, models
-from studyapp.today import feedback_line as today_line
 
 from . import grading, kinds
 from .models import Question

@@ -117,9 +117,8 @@ def draw_ccaf(pool: list[tuple[int, str, str]], per_scenario: int, rng: random.R
 
 
 def _history(owner: Owner):
-    return Response.objects.filter(
-        attempt__in=Attempt.objects.owned_by(owner), answered_at__isnull=False
-    )
+    # Only closed attempts: an open exam's answers must not leak through "missed last time".
+    return Response.objects.released().filter(attempt__in=Attempt.objects.owned_by(owner))
 
 
 def practice_pool(owner: Owner, *, subtopics: list[str], which: str) -> list[int]:
@@ -227,7 +226,16 @@ def ccaf_exam_start(*, owner: Owner, per_scenario: int, seed: int | None = None)
     return attempt
 
 
+class AttemptOpen(SelectionError):
+    """The exam is still open: nothing may be drawn from its answers yet."""
+
+
 def exam_retake_missed(*, owner: Owner, attempt: Attempt) -> Attempt:
+    if not attempt.is_closed():
+        # A retake of the questions currently wrong would tell the candidate which ones they are.
+        raise AttemptOpen("Submit this exam first: a retake is drawn from a finished exam.")
+    if not attempt.is_submitted:  # past its deadline: close it as the results page would
+        attempt = attempt_submit(attempt=attempt)
     missed = list(
         attempt.responses.exclude(is_correct=True).order_by("position")
         .values_list("question__slug", flat=True)
@@ -253,24 +261,42 @@ class Saved:
     graded: grading.Graded | None
 
 
-def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
-    """Grade and store an answer. Practice keeps the first answer; exams keep the last."""
-    attempt = response.attempt
-    now = timezone.now()
-    if attempt.is_submitted:
+def _lock_open(attempt_id: int, now) -> Attempt:
+    """Lock the attempt's row for this transaction and check it still takes changes.
+
+    A save and a submit both take this lock (``attempt_submit`` locks the same row), so a save
+    either lands before the score is computed or is refused: never stored after submission.
+    """
+    locked = Attempt.objects.select_for_update().get(pk=attempt_id)
+    if locked.is_submitted:
         raise AttemptClosed("This attempt was already submitted; answers can no longer change.")
-    if attempt.is_expired(now):
-        attempt_submit(attempt=attempt)
-        raise AttemptClosed(
-            "Time ran out, so this answer was not saved. Your exam has been submitted with "
-            "the answers saved before the deadline."
-        )
+    if locked.is_expired(now):
+        raise _Expired
+    return locked
+
+
+class _Expired(Exception):
+    pass
+
+
+_TIME_RAN_OUT = (
+    "Time ran out, so this answer was not saved. Your exam has been submitted with "
+    "the answers saved before the deadline."
+)
+
+
+def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
+    """Grade and store an answer. Practice keeps the first answer; exams keep the last.
+
+    The checks that the attempt is still open run inside the write's transaction, on a fresh
+    row under lock: the ``response.attempt`` a view loaded may already be out of date.
+    """
+    if response.attempt.is_submitted:
+        raise AttemptClosed("This attempt was already submitted; answers can no longer change.")
     if lock_after_first and response.answered:
         return Saved(response, None)  # a double submit changes nothing
-    graded = grading.grade(response.question.grading_spec(), answer)
-    updated = Response.objects.filter(pk=response.pk)
-    if lock_after_first:
-        updated = updated.filter(answered_at__isnull=True)
+    graded = grading.grade(response.question.grading_spec(), answer)  # pure; outside the lock
+    now = timezone.now()
     fields = {
         "answer": answer,
         # No automatic grade (essay): no score until an instructor grades it.
@@ -279,7 +305,24 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
         "families": graded.families,
         "answered_at": now,
     }
-    if not updated.update(**fields):  # another request answered first: show what it stored
+    updated = Response.objects.filter(pk=response.pk)
+    if lock_after_first:
+        updated = updated.filter(answered_at__isnull=True)
+    if response.attempt.mode == Attempt.Mode.PRACTICE:
+        # No deadline and no score to race: one conditional UPDATE is the whole check.
+        stored = updated.filter(attempt__submitted_at__isnull=True).update(**fields)
+    else:
+        try:
+            with transaction.atomic():
+                _lock_open(response.attempt_id, now)
+                stored = updated.update(**fields)
+        except _Expired:
+            attempt_submit(attempt=response.attempt)
+            raise AttemptClosed(_TIME_RAN_OUT) from None
+        except AttemptClosed:
+            response.attempt.refresh_from_db()
+            raise
+    if not stored:  # another request answered first: show what it stored
         response.refresh_from_db(fields=list(fields))
         return Saved(response, None)
     for name, value in fields.items():
@@ -321,6 +364,21 @@ def attempt_score(attempt: Attempt) -> float:
         ).values_list("score", flat=True)
     )
     return round(100 * sum(s or 0 for s in scores) / len(scores), 1) if scores else 0.0
+
+
+def response_flag(*, response: Response) -> Response:
+    """Toggle a flag, only while the exam is open (same lock and checks as a save)."""
+    try:
+        with transaction.atomic():
+            _lock_open(response.attempt_id, timezone.now())
+            rows = Response.objects.filter(pk=response.pk)
+            flagged = not rows.values_list("flagged", flat=True).get()
+            rows.update(flagged=flagged)
+    except _Expired:
+        attempt_submit(attempt=response.attempt)
+        raise AttemptClosed("Time ran out; flags can no longer change.") from None
+    response.flagged = flagged
+    return response
 
 
 def attempt_submit(*, attempt: Attempt) -> Attempt:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from quizzes import kinds
+from studyapp.agentloop import bounded
 
 from . import (
+    MAX_ANSWERS,
     MSG_BRACES,
     MSG_MATCHING,
     MSG_MIN,
     MSG_NUMERICAL,
+    MSG_TOO_MANY,
     Answer,
     Issue,
     MoodleQuestion,
@@ -97,8 +99,8 @@ def parse(text: str) -> Parsed:
                 m = _META_RE.match(line)
                 if m:
                     try:
-                        meta = json.loads(m[1])
-                    except ValueError:
+                        meta = bounded.loads_json(m[1], bounded.JSON_FIELD)
+                    except bounded.LimitError:
                         meta = {}
                 kept.append(" ")
             else:
@@ -166,6 +168,8 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
             parts = parts[1:]
         if len(parts) < 2:
             return q, MSG_MIN
+        if len(parts) > MAX_ANSWERS:
+            return q, MSG_TOO_MANY.format(len(parts))
         for part in parts:
             part = part.strip()
             if part.startswith("="):
@@ -183,6 +187,8 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
             parts = parts[1:]
         if len(parts) < 2:
             return q, MSG_MIN
+        if len(parts) > MAX_ANSWERS:
+            return q, MSG_TOO_MANY.format(len(parts))
         for part in parts:
             part = part.strip()
             if "->" not in part:

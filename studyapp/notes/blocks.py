@@ -9,8 +9,8 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from core import today
 from core.rendering import render_inline
-from studyapp import today
 from studyapp.agentloop import catalogue, models
 
 from . import diagrams

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import OrderedDict
 
 from django.contrib import messages
 from django.http import Http404
@@ -12,8 +13,8 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core import today
 from core.owners import get_owner
-from studyapp import today
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
@@ -30,15 +31,34 @@ PREDICT_KEY = "sandbox_predictions"
 logger = logging.getLogger(__name__)
 
 
+# Uploads never change once stored: each process keeps the last few parsed and checked, so a
+# step of a 200-turn upload does not re-read, re-parse and re-check all 200 turns.
+_UPLOADED_RUNS: OrderedDict[tuple, Run] = OrderedDict()
+_UPLOADED_RUNS_MAX = 32
+
+
+def _uploaded_run(request, pk: int) -> Run:
+    owner = get_owner(request, create=False)
+    upload = get_object_or_404(UploadedRun.objects.owned_by(owner).defer("data"), pk=pk)
+    key = (pk, upload.size, upload.created_at)
+    run = _UPLOADED_RUNS.get(key)
+    if run is not None:
+        _UPLOADED_RUNS.move_to_end(key)
+        return run
+    try:
+        transcript = parse_transcript(upload.data, strict=False)
+    except TranscriptError as e:  # stored before a stricter parser: say so, don't crash
+        raise Http404(f"This upload can no longer be read: {e}") from e
+    run = build_run(f"u{pk}", transcript, uploaded_pk=pk)
+    _UPLOADED_RUNS[key] = run
+    while len(_UPLOADED_RUNS) > _UPLOADED_RUNS_MAX:
+        _UPLOADED_RUNS.popitem(last=False)
+    return run
+
+
 def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
     if pk is not None:
-        owner = get_owner(request, create=False)
-        upload = get_object_or_404(UploadedRun.objects.owned_by(owner), pk=pk)
-        try:
-            transcript = parse_transcript(upload.data, strict=False)
-        except TranscriptError as e:  # stored before a stricter parser: say so, don't crash
-            raise Http404(f"This upload can no longer be read: {e}") from e
-        return build_run(f"u{pk}", transcript, uploaded_pk=pk)
+        return _uploaded_run(request, pk)
     run = library().get(slug or "")
     if run is None:
         raise Http404("No recorded loop with that name")
@@ -124,16 +144,47 @@ def _jumps(run: Run, index: int) -> dict:
     }
 
 
+def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix: str):
+    """The context chart and its table: rendered once per run and link form, then only the
+    current step is marked (a long run's chart and table would otherwise cost every step)."""
+    cache = run.rendered
+    key = ("usage", prefix, suffix)
+    html = cache.get(key)
+    if html is None:
+        chart = context_chart(series, -1, lambda s: f"{prefix}{s}/{suffix}")
+        rows = "".join(
+            f'<tr data-step="{r["step"]}"><th scope="row">{r["step"] + 1}</th>'
+            f"<td>{int(r['context_tokens'])}</td><td>{int(r['output_tokens'])}</td>"
+            f"<td>{int(r['cache_read_input_tokens'])}</td></tr>"
+            for r in series
+        )
+        html = cache[key] = (chart, rows)
+    chart, rows = html
+    bar = f'<rect class="c-bar" data-step="{current}"'
+    row = f'<tr data-step="{current}">'
+    return {
+        "chart": mark_safe(chart.replace(bar, bar.replace("c-bar", "c-bar is-current"), 1)),  # noqa: S308 - numbers and escaped URLs
+        "rows": mark_safe(rows.replace(row, f'<tr data-step="{current}" class="is-current">', 1)),  # noqa: S308 - numbers only
+    }
+
+
 def step_context(request, run: Run, n: int) -> dict:
     turns = run.transcript.turns
     if not 1 <= n <= len(turns):
         raise Http404("No such step")
     turn = turns[n - 1]
-    raw = bool(request.session.get(RAW_KEY, False))
+    # ?raw=1 / ?raw=0 (the toggle is a GET form, so a library step stays one cacheable page per
+    # URL); without it, the preference a visitor saved with the older POST toggle.
+    chosen = request.GET.get("raw")
+    raw = chosen == "1" if chosen in ("0", "1") else bool(request.session.get(RAW_KEY, False))
+    suffix = "?raw=1" if chosen == "1" else ""
     info = catalogue.STOP_REASONS.get(turn.stop_reason or "")
     action = catalogue.NEXT_ACTIONS.get(turn.action or "")
     is_last = n == len(turns)
     capped = is_last and run.transcript.ended_by in ("turn_cap", "repeated_call")
+    # One reverse() for every step link: a 200-step run's chart links each of its bars.
+    prefix = _step_url(run, 1).removesuffix("1/")
+    series = run.usage_series
     return {
         "run": run,
         "n": n,
@@ -158,20 +209,18 @@ def step_context(request, run: Run, n: int) -> dict:
         else "",
         "findings": [f for f in run.findings if f.step == turn.index],
         "run_findings": [f for f in run.findings if f.step is None],
-        "chart": mark_safe(  # noqa: S308 - built from numbers and escaped URLs
-            context_chart(run.transcript.usage_series(), turn.index, lambda s: _step_url(run, s))
-        ),
-        "series": run.transcript.usage_series(),
+        "usage": _usage_html(run, series, turn.index, prefix, suffix),
         "jumps": _jumps(run, turn.index),
         "urls": {
-            "first": _step_url(run, 1),
-            "prev": _step_url(run, n - 1) if n > 1 else None,
-            "next": _step_url(run, n + 1) if not is_last else None,
-            "last": _step_url(run, len(turns)),
+            "first": f"{prefix}1/{suffix}",
+            "prev": f"{prefix}{n - 1}/{suffix}" if n > 1 else None,
+            "next": f"{prefix}{n + 1}/{suffix}" if not is_last else None,
+            "last": f"{prefix}{len(turns)}/{suffix}",
             "predict": _step_url(run, 1, "predict"),
-            "self": _step_url(run, n),
+            "self": f"{prefix}{n}/",
+            "raw_toggle": f"{prefix}{n}/",
         },
-        "step_url": lambda s: _step_url(run, s),
+        "step_url": lambda s: f"{prefix}{s}/{suffix}",
     }
 
 
@@ -180,7 +229,7 @@ def step(request, n: int, slug: str | None = None, pk: int | None = None):
     ctx = step_context(request, run, n)
     for key in ("next_tool", "next_finding"):
         target = ctx["jumps"][key]
-        ctx["jumps"][key + "_url"] = _step_url(run, target) if target else None
+        ctx["jumps"][key + "_url"] = ctx["step_url"](target) if target else None
     # A history-restore request (back button after a cache miss) needs the whole page.
     partial = request.htmx and not request.htmx.history_restore_request
     template = "sandbox/step.html#stepper" if partial else "sandbox/step.html"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from .. import bounded
 from .findings import Finding, _finding
 from .history import _Msg
 
@@ -38,8 +38,8 @@ def failure_signal(content: Any) -> str | None:
         return "is empty"
     if text[:1] in "{[":
         try:
-            data = json.loads(text)
-        except ValueError:
+            data = bounded.loads_json(text, bounded.UPLOAD)
+        except bounded.LimitError:  # not JSON, or too deep to read: judged as plain text
             data = None
         if isinstance(data, dict):
             return _json_failure(data)

@@ -3,7 +3,6 @@ within them."""
 
 from __future__ import annotations
 
-import json
 import re
 import typing
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pydantic
 from anthropic.types import ContentBlock, StopReason
 
+from .. import bounded
 from .errors import TranscriptError, _err, join_path
 
 FORMAT = "loopcraft.transcript/1"
@@ -169,19 +169,22 @@ def _too_big(size: int) -> TranscriptError:
 
 
 def _loads(text: str, where: str = "") -> Any:
-    """json.loads for untrusted text whose size was already checked."""
-    if not _text_depth_ok(text, MAX_DEPTH):
-        raise _err(where, f"the JSON is nested more than {MAX_DEPTH} levels deep")
+    """json.loads for untrusted text whose size was already checked (the bounded parser)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        at = f"{where}, " if where else ""
-        raise TranscriptError(
-            f"{at}line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg}).",
-            where or f"line {exc.lineno}",
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise _err(where, f"not valid JSON ({exc})") from None
+        return bounded.loads_json(text, _BOUNDS, what="the JSON")
+    except bounded.LimitError as exc:
+        if exc.limit == "syntax" and exc.line:
+            if where.startswith("line ") and exc.line == 1:  # one line of a JSONL log
+                at = f"{where}, column {exc.column}"
+            else:
+                at = (f"{where}, " if where else "") + f"line {exc.line}, column {exc.column}"
+            raise TranscriptError(
+                f"{at}: not valid JSON ({exc.detail}).", where or f"line {exc.line}"
+            ) from None
+        raise _err(where, str(exc).removesuffix(".")) from None
+
+
+_BOUNDS = bounded.UPLOAD.but(max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
 
 
 def loads_limited(text: str | bytes) -> Any:

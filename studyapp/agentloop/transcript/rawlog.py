@@ -3,12 +3,11 @@ transcripts."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .blocks import _parse_response, _validate_messages, _validate_params
 from .errors import TranscriptError, _err, _expect, _kind, join_path
-from .limits import MAX_TURNS, _as_text, _loads, _reject_constant, check_depth
+from .limits import MAX_TURNS, _as_text, _loads, check_depth
 from .model import Transcript, Turn
 from .parsing import parse_transcript
 from .replay import replay
@@ -69,14 +68,7 @@ def _loads_jsonl(text: str) -> tuple[list[Any], list[str]]:
         if not line.strip():
             continue
         where = f"line {number}"
-        try:
-            value = json.loads(line, parse_constant=_reject_constant)
-        except json.JSONDecodeError as exc:
-            raise TranscriptError(
-                f"{where}, column {exc.colno}: not valid JSON ({exc.msg}).", where
-            ) from None
-        except (ValueError, RecursionError) as exc:
-            raise _err(where, f"not valid JSON ({exc})") from None
+        value = _loads(line, where)  # the bounded parser, as for a whole document
         entries.append(value)
         paths.append(where)
     return entries, paths
