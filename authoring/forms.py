@@ -299,14 +299,17 @@ def build_question(
     return {k: v for k, v in q.items() if v is not None}, errors, used
 
 
-def check(question: dict) -> tuple[dict | None, list[str]]:
+CHOICE_KINDS_WITH_TRAPS = ("single", "multiple", "truefalse", "next_action")
+
+
+def check(question: dict, *, require_families: bool = True) -> tuple[dict | None, list[str]]:
     """Run the bank's own validation on one question, exactly as a file with it would be read."""
     text = yaml.safe_dump({"questions": [question]}, allow_unicode=True, sort_keys=False)
     result = schema.parse_text(text, file="editor")
     problems = [p.message for p in result.problems]
     # Files and imports may leave a wrong answer untagged; a question written here names its trap.
     key = {"next_action": "choices"}.get(question.get("kind"), "options")
-    if question.get("kind") in ("single", "multiple", "truefalse", "next_action"):
+    if require_families and question.get("kind") in CHOICE_KINDS_WITH_TRAPS:
         for i, o in enumerate(question.get(key) or [], 1):
             if isinstance(o, dict) and not o.get("correct") and not o.get("family"):
                 problems.append(f"{key}[{i}].family must be one of {', '.join(schema.FAMILIES)}")

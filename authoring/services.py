@@ -117,7 +117,7 @@ def question_editable(question: Question) -> dict[str, Any]:
 
 def question_parsed(question: Question) -> dict[str, Any]:
     """The stored version read back through the bank's schema, as the editor starts from it."""
-    parsed, problems = forms.check(question_as_bank_dict(question))
+    parsed, problems = forms.check(question_as_bank_dict(question), require_families=False)
     if parsed is None:
         raise AuthoringError(f"{question} no longer passes the bank's checks: {problems[0]}")
     return parsed

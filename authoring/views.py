@@ -111,7 +111,9 @@ def _bind(request, kind: str, parsed: dict | None, editing: bool):
     )
 
 
-def _validate(form, rows, *, status: str, slug_if_blank: str = "") -> tuple[dict | None, list]:
+def _validate(
+    form, rows, *, status: str, slug_if_blank: str = "", strict: bool = True
+) -> tuple[dict | None, list]:
     """The parsed question if the bank's schema accepts it; problems go next to their fields."""
     if not (form.is_valid() & rows.is_valid()):
         return None, []
@@ -123,6 +125,8 @@ def _validate(form, rows, *, status: str, slug_if_blank: str = "") -> tuple[dict
         question["slug"] = slug_if_blank
     parsed, problems = forms.check(question)
     group = forms.place_problems(problems, form, rows, used)
+    if parsed is None and not strict:  # the live preview shows a wrong answer without a trap
+        parsed = forms.check(question, require_families=False)[0]
     return (None if json_errors else parsed), group
 
 
@@ -177,7 +181,11 @@ def _editor(request, *, kind: str, question: Question | None):
             ctx["preview"] = _preview_context(new)
         ctx["status"] = 200 if new else 422
     if editing and request.method == "GET":
-        parsed, ctx["problems"] = forms.check(services.question_as_bank_dict(question))
+        as_bank = services.question_as_bank_dict(question)
+        ctx["problems"] = forms.check(as_bank)[1]
+        # An imported wrong answer may have no trap yet: the editor asks for one, and the
+        # preview still shows the question as candidates see it.
+        parsed = forms.check(as_bank, require_families=False)[0]
         ctx["preview"] = _preview_context(parsed) if parsed else None
     if editing:
         ctx["versions"] = list(
@@ -223,7 +231,9 @@ def question_preview(request: HtmxHttpRequest):
         request.POST, kind=kind, editing=bool(original), initial={"slug": original}
     )
     rows = forms.OptionFormSet(request.POST, prefix="opt")
-    parsed, group = _validate(form, rows, status="published", slug_if_blank="preview-question")
+    parsed, group = _validate(
+        form, rows, status="published", slug_if_blank="preview-question", strict=False
+    )
     problems = [str(e) for e in form.non_field_errors()] + group
     problems += [f"{form[name].label}: {e}" for name in form.errors if name != "__all__"
                  for e in form.errors[name]]  # fmt: skip
