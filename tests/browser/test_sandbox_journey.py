@@ -63,3 +63,30 @@ def test_learner_completes_predict_mode(page, live_server, assert_accessible):
     page.get_by_role("link", name="See your score").click()
     expect(page.locator(".lead")).to_contain_text("1 right out of 2 answered")
     assert_accessible(page, "sandbox-predict-summary")
+
+
+def test_back_and_forward_after_keyboard_steps_keep_url_and_page_together(page, live_server):
+    """Regression: site.js pushed history entries htmx ignored, so Back changed only the URL."""
+    base = live_server.url + "/sandbox/refund-25-days/steps/"
+    page.goto(base + "1/")
+    page.locator("#stepper").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".step-count")).to_have_text("Step 3 of 4")
+    expect(page).to_have_url(base + "3/")
+    page.go_back()
+    expect(page).to_have_url(base + "2/")
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
+    page.go_back()
+    expect(page).to_have_url(base + "1/")
+    expect(page.locator(".step-count")).to_have_text("Step 1 of 4")
+    page.go_forward()
+    expect(page).to_have_url(base + "2/")
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
+    # a link click (htmx's own push) mixed in, then Back, still agrees
+    page.get_by_role("link", name="Forward →").click()
+    expect(page.locator(".step-count")).to_have_text("Step 3 of 4")
+    page.go_back()
+    expect(page).to_have_url(base + "2/")
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
