@@ -146,14 +146,31 @@ def certainty_summary(owner: Owner) -> rules.CbmSummary:
     return rules.cbm_summary(counts)
 
 
+def predict_rows(owner: Owner) -> list[dict]:
+    """Predict mode in the sandbox: per stop_reason, steps predicted and how many were right."""
+    from studyapp.sandbox.models import PredictAnswer
+
+    rows = (
+        PredictAnswer.objects.owned_by(owner)
+        .values("stop_reason")
+        .annotate(n=Count("id"), right=Count("id", filter=Q(correct=True)))
+        .order_by("stop_reason")
+    )
+    return [{**r, "percent": round(100 * r["right"] / r["n"]) if r["n"] else 0} for r in rows]
+
+
 def dashboard(owner: Owner, now: datetime) -> dict:
     if owner.user is None and not owner.token:
         return {"empty": True}
     subtopics = subtopic_rows(owner, now)
     exams = exam_history(owner)
     cbm = certainty_summary(owner)
+    predictions = predict_rows(owner)
     return {
-        "empty": not any(r["n"] for r in subtopics) and not exams,
+        "empty": not any(r["n"] for r in subtopics) and not exams and not predictions,
+        "predictions": predictions,
+        "predicted": sum(r["n"] for r in predictions),
+        "predicted_right": sum(r["right"] for r in predictions),
         "subtopics": subtopics,
         "due_total": sum(r["due"] for r in subtopics),
         "exams": exams,

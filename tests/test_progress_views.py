@@ -224,8 +224,9 @@ def test_the_dashboard_runs_the_same_queries_with_10000_answers(
     _history(learner, questions, n_attempts, 20)
     client.force_login(learner)
     # session, user, scores by subtopic and mode, bank by subtopic with seen counts, cards,
-    # exams, answers' traps, their questions, their options, certainty counts, notes read
-    with django_assert_num_queries(11):
+    # exams, answers' traps, their questions, their options, certainty counts, notes read,
+    # sandbox predictions by stop_reason
+    with django_assert_num_queries(12):
         page = client.get("/me/")
     assert page.status_code == 200
     assert Response.objects.count() == 20 * n_attempts

@@ -66,3 +66,27 @@ class LiveUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.owner_key} {self.day}: {self.tokens}"
+
+
+class PredictAnswer(models.Model):
+    """One prediction in predict mode: what the learner chose at a step, graded on the server."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
+    )
+    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
+    run_key = models.CharField(max_length=100)  # library slug, or "u<pk>" for an upload
+    step = models.PositiveIntegerField()  # 1-based, as the page shows it
+    stop_reason = models.CharField(max_length=60, blank=True)
+    chosen = models.CharField(max_length=40)
+    right = models.CharField(max_length=40)
+    correct = models.BooleanField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.run_key} step {self.step}: {self.chosen}"

@@ -12,15 +12,17 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from quizzes.owners import get_owner
+from quizzes.schema import FAMILIES
 from studyapp import today
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
+from . import predict as predict_rules
 from . import reference
 from .charts import context_chart
 from .forms import UploadForm
 from .library import Run, build_run, library
-from .models import UploadedRun
+from .models import PredictAnswer, UploadedRun
 from .uploads import upload_parse
 
 RAW_KEY = "sandbox_raw_json"
@@ -200,11 +202,7 @@ def toggle_raw(request):
 
 # --- predict mode ----------------------------------------------------------------------------
 
-PREDICT_CHOICES = list(catalogue.CANONICAL_ACTIONS) + [
-    "send_continue_message",
-    "run_tools_separately",
-    "retry_unchanged",
-]
+PREDICT_CHOICES = list(catalogue.NEXT_ACTIONS)
 
 
 @require_http_methods(["GET", "POST"])
@@ -214,26 +212,41 @@ def predict(request, n: int, slug: str | None = None, pk: int | None = None):
     if not 1 <= n <= len(turns):
         raise Http404("No such step")
     turn = turns[n - 1]
+    offered = predict_rules.choices_for(turn.action, f"{run.key}:{n}")
     store = request.session.setdefault(PREDICT_KEY, {})
     answers = store.setdefault(run.key, {})
     error = ""
     if request.method == "POST":
         choice = request.POST.get("action", "")
-        if choice not in PREDICT_CHOICES:
+        if choice not in offered:
             error = "Choose what the loop must do next."
         elif str(n) not in answers:
             answers[str(n)] = choice
             request.session.modified = True
+            owner = get_owner(request)
+            PredictAnswer.objects.create(
+                user=owner.user,
+                owner_token=owner.token,
+                run_key=run.key[:100],
+                step=n,
+                stop_reason=(turn.stop_reason or "")[:60],
+                chosen=choice,
+                right=turn.action or "",
+                correct=choice == turn.action,
+            )
     chosen = answers.get(str(n))
     right = turn.action
     ctx = step_context(request, run, n)
+    confusion = predict_rules.why_wrong(right, chosen) if chosen and chosen != right else None
     ctx.update(
         {
             "mode": "predict",
-            "choices": [catalogue.NEXT_ACTIONS[c] for c in PREDICT_CHOICES],
+            "choices": [catalogue.NEXT_ACTIONS[c] for c in offered],
             "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
             "right": catalogue.NEXT_ACTIONS.get(right or ""),
             "is_right": chosen is not None and chosen == right,
+            "confusion": confusion,
+            "family": FAMILIES.get(confusion.family, "") if confusion else "",
             "error": error,
             "predict_next": _step_url(run, n + 1, "predict") if n < len(turns) else None,
             "summary_url": _run_url(run, "predict_summary"),
@@ -271,6 +284,7 @@ def predict_summary(request, slug: str | None = None, pk: int | None = None):
             "answered": len(answered),
             "right": sum(r["ok"] for r in answered),
             "reset_url": _run_url(run, "predict_reset"),
+            "steps_url": _step_url(run, 1),
         },
     )
 
