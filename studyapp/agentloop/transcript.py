@@ -433,6 +433,13 @@ def _parse_response(
 ) -> tuple[Message | None, list[Block]]:
     """Validate a recorded response; return the SDK Message (when it builds) and its blocks."""
     _expect(data, dict, path)
+    if data.get("type") == "error" and not strict:  # an API error body: the call failed
+        error = data.get("error")
+        _expect(error, dict, join_path(path, "error"))
+        for name in ("type", "message"):
+            if name in error:
+                _expect(error[name], str, join_path(join_path(path, "error"), name))
+        return None, []
     for name in ("type", "role", "content"):
         if name not in data:
             raise _err(path, f"missing field '{name}'")
@@ -588,6 +595,24 @@ class Turn:
     @property
     def stop_reason(self) -> str | None:
         return self.response.get("stop_reason")
+
+    @property
+    def api_error(self) -> dict[str, Any] | None:
+        """The error of a failed call (an API error body was recorded instead of a Message)."""
+        if self.response.get("type") == "error":
+            error = self.response.get("error")
+            return error if isinstance(error, dict) else {}
+        return None
+
+    @property
+    def stream(self) -> dict[str, Any] | None:
+        """For a response rebuilt from a stream: complete?, events, what is missing."""
+        value = self.extra.get("stream")
+        return value if isinstance(value, dict) else None
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.stream and not self.stream.get("complete"))
 
     @property
     def stop_sequence(self) -> str | None:
@@ -954,7 +979,7 @@ def replay(transcript: Transcript) -> None:
     prev_turn: Turn | None = None
     for turn in transcript.turns:
         turn.action = _action(turn.response)
-        if turn.action is None:
+        if turn.action is None and turn.api_error is None and not turn.incomplete:
             transcript.divergences.append(
                 Divergence(
                     turn.index,
@@ -974,7 +999,7 @@ def replay(transcript: Transcript) -> None:
                         turn.index,
                         "after_stop",
                         join_path("turns", turn.index),
-                        f"turn {prev_turn.index} ended with stop_reason "
+                        f"step {prev_turn.index + 1} ended with stop_reason "
                         f"'{prev_turn.stop_reason}', which ends the loop, but the run "
                         "called the API again",
                     )
@@ -1034,8 +1059,11 @@ def _next_messages(previous: list[dict[str, Any]], turn: Turn) -> list[dict[str,
 
 
 def parse_upload(text: str | bytes) -> Transcript:
-    """Anything a user may upload: a transcript, a raw log (JSON or JSONL) or one Message."""
-    return parse_raw_log(text)
+    """Anything a user may upload: a transcript, a raw log (JSON or JSONL) or one Message, and
+    what the API and SDK produce besides (streams, error bodies, partial responses: shapes.py)."""
+    from . import shapes
+
+    return shapes.parse_upload_shapes(text, parse_raw_log, _single_message)
 
 
 def parse_raw_log(text: str | bytes) -> Transcript:

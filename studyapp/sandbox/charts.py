@@ -14,7 +14,8 @@ def context_chart(series: list[dict], current: int, url_for) -> str:
         f'<svg class="chart" viewBox="0 0 {width} {height + 30}" role="group" '
         'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
         '<title id="chart-title">Context size per step</title>',
-        f'<desc id="chart-desc">Input tokens sent at each of {len(series)} steps; the largest '
+        f'<desc id="chart-desc">Input tokens sent at each of {len(series)} '
+        f"step{'s' if len(series) != 1 else ''}; the largest "
         f"is {top} tokens including output. The table below lists every value.</desc>",
         f'<line class="c-axis" x1="{pad}" y1="{height}" x2="{width - pad}" y2="{height}"/>',
     ]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
@@ -29,15 +31,41 @@ RAW_KEY = "sandbox_raw_json"
 PREDICT_KEY = "sandbox_predictions"
 
 
-def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
-    if pk is not None:
-        owner = get_owner(request, create=False)
-        upload = get_object_or_404(UploadedRun.objects.owned_by(owner), pk=pk)
+# Uploads parsed and checked once, at upload time (and once per process after a restart): a
+# step page then costs the same at 200 turns as at 5.
+_UPLOADED: OrderedDict[tuple[int, str], Run] = OrderedDict()
+_UPLOADED_MAX = 64
+
+
+def _uploaded_run(upload: UploadedRun) -> Run:
+    key = (upload.pk, upload.created_at.isoformat())
+    run = _UPLOADED.get(key)
+    if run is None:
         try:
             transcript = parse_transcript(upload.data, strict=False)
         except TranscriptError as e:  # stored before a stricter parser: say so, don't crash
             raise Http404(f"This upload can no longer be read: {e}") from e
-        return build_run(f"u{pk}", transcript, uploaded_pk=pk)
+        transcript.source = upload.source or transcript.source  # a lone response stays one
+        run = build_run(f"u{upload.pk}", transcript, uploaded_pk=upload.pk)
+        _UPLOADED[key] = run
+        while len(_UPLOADED) > _UPLOADED_MAX:
+            _UPLOADED.popitem(last=False)
+    else:
+        _UPLOADED.move_to_end(key)
+    return run
+
+
+def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
+    if pk is not None:
+        owner = get_owner(request, create=False)
+        upload = get_object_or_404(
+            UploadedRun.objects.owned_by(owner).only("pk", "created_at", "source"), pk=pk
+        )
+        key = (upload.pk, upload.created_at.isoformat())
+        if key in _UPLOADED:
+            return _uploaded_run(upload)
+        upload.refresh_from_db(fields=["data"])
+        return _uploaded_run(upload)
     run = library().get(slug or "")
     if run is None:
         raise Http404("No recorded loop with that name")
@@ -82,7 +110,7 @@ def _block_views(turn, raw: bool) -> list[dict]:
             "type": block.type,
             "data": data,
             "known": block.known,
-            "json": json.dumps(data, indent=2, ensure_ascii=False),
+            "json": _lean_json(data),
         }
         if block.type in ("tool_use", "server_tool_use"):
             view["input_json"] = json.dumps(data.get("input", {}), indent=2, ensure_ascii=False)
@@ -90,23 +118,87 @@ def _block_views(turn, raw: bool) -> list[dict]:
     return views
 
 
+MAX_IMAGE_BYTES = 512 * 1024  # larger base64 images are named, not inlined
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def _media_view(block: dict) -> dict:
+    """An image or document block: what to show instead of its base64 text."""
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    view = {"type": block.get("type"), "source_type": source.get("type", ""), "src": ""}
+    view["media_type"] = str(source.get("media_type", ""))
+    if source.get("type") == "base64" and isinstance(source.get("data"), str):
+        size = len(source["data"]) * 3 // 4
+        view["size"] = size
+        if block.get("type") == "image" and view["media_type"] in IMAGE_TYPES:
+            if size <= MAX_IMAGE_BYTES:
+                view["src"] = f"data:{view['media_type']};base64,{source['data']}"
+            else:
+                view["too_big"] = True
+    elif source.get("type") == "url":
+        view["url"] = str(source.get("url", ""))
+    elif source.get("type") == "text":
+        view["text"] = str(source.get("data", ""))[:2000]
+    elif source.get("type") == "file":
+        view["file_id"] = str(source.get("file_id", ""))
+    view["title"] = str(block.get("title") or "")
+    return view
+
+
+def _lean_json(block: dict) -> str:
+    """A block's JSON with base64 data shortened (a 1.5 MB image is not printed as text)."""
+
+    def lean(value):
+        if isinstance(value, dict):
+            out = {k: lean(v) for k, v in value.items()}
+            if value.get("type") == "base64" and isinstance(value.get("data"), str):
+                out["data"] = f"<{len(value['data']):,} characters of base64>"
+            return out
+        if isinstance(value, list):
+            return [lean(v) for v in value]
+        return value
+
+    return json.dumps(lean(block), indent=2, ensure_ascii=False)
+
+
 def _result_views(turn) -> list[dict]:
     views = []
     for result in turn.tool_results:
-        content = result.get("content", "")
-        if isinstance(content, list):
-            text = "\n".join(
-                c.get("text", json.dumps(c, ensure_ascii=False)) if isinstance(c, dict) else str(c)
-                for c in content
+        if not isinstance(result, dict):
+            continue
+        kind = result.get("type", "")
+        if kind != "tool_result":  # e.g. a text block sent after the results (or before them)
+            views.append(
+                {
+                    "kind": kind,
+                    "text": result.get("text", "") if kind == "text" else "",
+                    "media": _media_view(result) if kind in ("image", "document") else None,
+                    "json": _lean_json(result),
+                }
             )
+            continue
+        content = result.get("content", "")
+        media = []
+        if isinstance(content, list):
+            parts = []
+            for c in content:
+                if isinstance(c, dict) and c.get("type") in ("image", "document"):
+                    media.append(_media_view(c))
+                elif isinstance(c, dict):
+                    parts.append(c.get("text", json.dumps(c, ensure_ascii=False)))
+                else:
+                    parts.append(str(c))
+            text = "\n".join(parts)
         else:
             text = "" if content is None else str(content)
         views.append(
             {
+                "kind": "tool_result",
                 "id": result.get("tool_use_id", ""),
                 "is_error": result.get("is_error") is True,
                 "text": text,
-                "json": json.dumps(result, indent=2, ensure_ascii=False),
+                "media": media,
+                "json": _lean_json(result),
             }
         )
     return views
@@ -323,7 +415,11 @@ def upload(request):
                 data=data,
                 size=len(text.encode()),
             )
-            messages.success(request, f"Uploaded “{run.title}”: {len(transcript.turns)} steps.")
+            n = len(transcript.turns)
+            _UPLOADED[(run.pk, run.created_at.isoformat())] = build_run(
+                f"u{run.pk}", transcript, uploaded_pk=run.pk
+            )
+            messages.success(request, f"Uploaded “{run.title}”: {n} step{pluralize(n)}.")
             return redirect("sandbox:upload_steps", pk=run.pk, n=1)
     status = 400 if error else 200
     return render(request, "sandbox/upload.html", {"form": form, "error": error}, status=status)
