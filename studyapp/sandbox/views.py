@@ -21,7 +21,7 @@ from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
 from . import predict as predict_rules
 from . import reference
-from .charts import context_chart
+from .charts import context_chart, context_markers
 from .forms import UploadForm
 from .library import Run, build_run, library
 from .models import PredictAnswer, UploadedRun
@@ -250,7 +250,12 @@ def step_context(request, run: Run, n: int) -> dict:
         "findings": [f for f in run.findings if f.step == turn.index],
         "run_findings": [f for f in run.findings if f.step is None],
         "chart": mark_safe(  # noqa: S308 - built from numbers and escaped URLs
-            context_chart(run.transcript.usage_series(), turn.index, lambda s: _step_url(run, s))
+            context_chart(
+                run.transcript.usage_series(),
+                turn.index,
+                lambda s: _step_url(run, s),
+                context_markers(run.transcript.turns),
+            )
         ),
         "series": run.transcript.usage_series(),
         "jumps": _jumps(run, turn.index),
@@ -263,6 +268,8 @@ def step_context(request, run: Run, n: int) -> dict:
             "self": _step_url(run, n),
         },
         "step_url": lambda s: _step_url(run, s),
+        "links": _run_links(run) if not run.live_pk else None,
+        "response_json": _lean_json(turn.response),
     }
 
 
@@ -281,6 +288,133 @@ def step(request, n: int, slug: str | None = None, pk: int | None = None):
 def run_start(request, slug: str | None = None, pk: int | None = None):
     run = _run(request, slug, pk)
     return redirect(_step_url(run, 1))
+
+
+# --- run overview and conversation view ------------------------------------------------------
+
+
+def _run_links(run: Run) -> dict:
+    return {
+        "overview": _run_url(run, "overview"),
+        "conversation": _run_url(run, "conversation"),
+        "steps": _step_url(run, 1),
+    }
+
+
+def overview(request, slug: str | None = None, pk: int | None = None):
+    """Every turn of the run at a glance, each linking to its step, and the context chart."""
+    run = _run(request, slug, pk)
+    by_step: dict[int, list] = {}
+    for f in run.findings:
+        if f.step is not None:
+            by_step.setdefault(f.step, []).append(f)
+    rows = []
+    for turn in run.transcript.turns:
+        rows.append(
+            {
+                "n": turn.index + 1,
+                "turn": turn,
+                "tools": [
+                    b.data.get("name", "") for b in turn.blocks if b.type.endswith("tool_use")
+                ],
+                "findings": by_step.get(turn.index, []),
+                "url": _step_url(run, turn.index + 1),
+            }
+        )
+    total_ms = sum(t.elapsed_ms or 0 for t in run.transcript.turns)
+    return render(
+        request,
+        "sandbox/overview.html",
+        {
+            "run": run,
+            "rows": rows,
+            "links": _run_links(run),
+            "total_ms": total_ms,
+            "total_in": sum(t.context_tokens for t in run.transcript.turns),
+            "total_out": sum(t.output_tokens for t in run.transcript.turns),
+            "run_findings": [f for f in run.findings if f.step is None],
+            "chart": mark_safe(  # noqa: S308 - built from numbers and escaped URLs
+                context_chart(
+                    run.transcript.usage_series(),
+                    -1,
+                    lambda s: _step_url(run, s),
+                    context_markers(run.transcript.turns),
+                )
+            ),
+        },
+    )
+
+
+def _message_views(message: dict) -> list[dict]:
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    views = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = str(block.get("type", ""))
+        view = {"type": kind, "data": block, "json": _lean_json(block)}
+        if kind in ("image", "document"):
+            view["media"] = _media_view(block)
+        elif kind == "tool_result":
+            inner = block.get("content")
+            if isinstance(inner, list):
+                view["text"] = "\n".join(
+                    str(c.get("text", "")) for c in inner if isinstance(c, dict) and "text" in c
+                )
+                view["media_list"] = [
+                    _media_view(c)
+                    for c in inner
+                    if isinstance(c, dict) and c.get("type") in ("image", "document")
+                ]
+            else:
+                view["text"] = "" if inner is None else str(inner)
+        views.append(view)
+    return views
+
+
+def conversation(request, slug: str | None = None, pk: int | None = None):
+    """The whole run as the alternating user / assistant messages the API saw, turn by turn."""
+    run = _run(request, slug, pk)
+    t = run.transcript
+    entries = []
+    seen = 0
+    prev = None
+    for turn in t.turns:
+        sent = turn.request_messages if t.source != "message" else []
+        new = sent[seen:] if turn.appended is not None else sent
+        if turn.appended is None and turn.index:
+            entries.append({"kind": "rewrite", "n": turn.index + 1})
+        for m in new:
+            if (
+                isinstance(m, dict)
+                and m.get("role") == "assistant"
+                and prev is not None
+                and m.get("content") == prev.response.get("content")
+            ):
+                continue  # the previous response, already shown as it came back
+            if isinstance(m, dict):
+                entries.append(
+                    {"kind": "message", "role": m.get("role"), "blocks": _message_views(m)}
+                )
+        entries.append(
+            {
+                "kind": "response",
+                "n": turn.index + 1,
+                "turn": turn,
+                "blocks": _message_views({"content": turn.response.get("content", [])}),
+                "json": _lean_json(turn.response),
+                "url": _step_url(run, turn.index + 1),
+            }
+        )
+        seen = len(sent)
+        prev = turn
+    return render(
+        request,
+        "sandbox/conversation.html",
+        {"run": run, "entries": entries, "links": _run_links(run)},
+    )
 
 
 @require_POST

@@ -90,3 +90,35 @@ def test_back_and_forward_after_keyboard_steps_keep_url_and_page_together(page, 
     page.go_back()
     expect(page).to_have_url(base + "2/")
     expect(page.locator(".step-count")).to_have_text("Step 2 of 4")
+
+
+def test_real_api_shapes_upload_accessible_and_phone_wide(browser, live_server, axe):
+    """A cut SSE stream and an API error body upload; their pages pass axe and fit 375 px."""
+    from pathlib import Path
+
+    shapes = Path(__file__).resolve().parent.parent / "fixtures" / "shapes"
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
+    page = context.new_page()
+    problems = []
+    uploads = [
+        (shapes / "stream_cut_tool_use.sse").read_text(),
+        '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, '
+        '"request_id": "req_011CSHoEeqs5C35K2UUqR7FyVeryLongIdentifierThatMustWrapOnAPhone"}',
+    ]
+    for text in uploads:
+        page.goto(live_server.url + "/sandbox/upload/")
+        page.get_by_label("Or paste it here").fill(text)
+        page.get_by_role("button", name="Upload").click()
+        page.wait_for_load_state()
+        expect(page.locator(".step-count")).to_have_text("Step 1 of 1")
+        base = page.url.rsplit("/steps/", 1)[0]
+        for path in ("/steps/1/", "/overview/", "/conversation/"):
+            page.goto(base + path)
+            results = axe.run(page)
+            if results.violations_count:
+                problems.append(f"{path}: {[v['id'] for v in results.response['violations']]}")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 380:
+                problems.append(f"{path}: {width}px wide")
+    context.close()
+    assert not problems, problems

@@ -1,0 +1,76 @@
+"""Run overview (timeline + context chart) and conversation view, for library runs and uploads."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from studyapp.sandbox.library import library
+
+pytestmark = pytest.mark.django_db
+TRANSCRIPTS = Path(__file__).resolve().parent.parent / "content" / "transcripts"
+
+
+def test_the_overview_lists_every_turn_linking_to_its_step(client):
+    run = library().get("parallel-lookups")
+    html = client.get("/sandbox/parallel-lookups/overview/").content.decode()
+    for turn in run.transcript.turns:
+        assert f'href="/sandbox/parallel-lookups/steps/{turn.index + 1}/"' in html
+        assert f">{turn.stop_reason}</code>" in html
+    for name in {u["name"] for t in run.transcript.turns for u in t.tool_uses}:
+        assert f"<code>{name}</code>" in html
+    assert "input tokens" in html and "output tokens" in html  # the chart's legend
+    assert 'class="c-axis"' in html
+
+
+def test_the_overview_shows_each_finding_at_its_turn(client):
+    run = library().get("broken-split-results")
+    html = client.get("/sandbox/broken-split-results/overview/").content.decode()
+    assert "has-findings" in html
+    assert run.findings[0].message.split(":")[0][:40] in html
+
+
+def test_the_conversation_alternates_user_and_assistant_messages(client):
+    run = library().get("parallel-lookups")
+    html = client.get("/sandbox/parallel-lookups/conversation/").content.decode()
+    assert html.count("conv-assistant") == len(run.transcript.turns)
+    assert html.count("conv-user") >= len(run.transcript.turns)
+    assert "Whole response (JSON)" in html and 'class="j-nt"' in html  # highlighted
+
+
+def test_run_views_of_an_upload_are_private(client, learner, other_learner):
+    client.force_login(learner)
+    text = (TRANSCRIPTS / "parallel-lookups.json").read_text()
+    client.post("/sandbox/upload/", {"title": "", "text": text})
+    from studyapp.sandbox.models import UploadedRun
+
+    pk = UploadedRun.objects.get().pk
+    assert client.get(f"/sandbox/uploads/{pk}/overview/").status_code == 200
+    assert client.get(f"/sandbox/uploads/{pk}/conversation/").status_code == 200
+    client.force_login(other_learner)
+    assert client.get(f"/sandbox/uploads/{pk}/overview/").status_code == 404
+    assert client.get(f"/sandbox/uploads/{pk}/conversation/").status_code == 404
+
+
+def test_the_conversation_escapes_recorded_text(client):
+    msg = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "<img src=x onerror=alert(1)>"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    r = client.post("/sandbox/upload/", {"title": "", "text": json.dumps(msg)})
+    pk = r["Location"].split("/")[3]
+    html = client.get(f"/sandbox/uploads/{pk}/conversation/").content.decode()
+    assert "<img src=x" not in html
+
+
+def test_library_run_views_need_no_query(client, django_assert_num_queries):
+    client.get("/sandbox/parallel-lookups/overview/")  # the session cookie is set once
+    with django_assert_num_queries(0):
+        client.get("/sandbox/parallel-lookups/overview/")
+        client.get("/sandbox/parallel-lookups/conversation/")
