@@ -21,6 +21,15 @@ from studyapp.sandbox.library import library as run_library
 from studyapp.sandbox.models import UploadedRun
 from tests.factories import make_bank
 
+
+def _published(upload) -> str:
+    """Publish the world's upload (once) and return its share token."""
+    if not upload.share_token:
+        upload.share_token = "t" * 10 + "shared-link-token-for-tests"
+        upload.save(update_fields=["share_token"])
+    return upload.share_token
+
+
 ROLES = ("anonymous", "learner", "other", "instructor", "staff")
 
 
@@ -113,6 +122,15 @@ MATRIX: dict[str, Row] = {
     "sandbox:upload_predict_summary": Row(OWNER, lambda w: {"pk": w.upload.pk}),
     "sandbox:upload_predict_reset": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
     "sandbox:upload_delete": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
+    "sandbox:upload_share": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
+    "sandbox:upload_overview": Row(OWNER, lambda w: {"pk": w.upload.pk}),
+    "sandbox:upload_conversation": Row(OWNER, lambda w: {"pk": w.upload.pk}),
+    "sandbox:overview": Row(PUBLIC, lambda w: {"slug": w.run}),
+    "sandbox:conversation": Row(PUBLIC, lambda w: {"slug": w.run}),
+    # A published link: anyone who has it reads the run (read-only).
+    "sandbox:shared_overview": Row(PUBLIC, lambda w: {"token": _published(w.upload)}),
+    "sandbox:shared_steps": Row(PUBLIC, lambda w: {"token": _published(w.upload), "n": 1}),
+    "sandbox:shared_conversation": Row(PUBLIC, lambda w: {"token": _published(w.upload)}),
     # Live runs against the API: private to their owner like uploads.
     "sandbox:live": Row(PUBLIC),
     "sandbox:live_run": Row(OWNER, lambda w: {"pk": w.live.pk}),

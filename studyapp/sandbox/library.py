@@ -25,6 +25,7 @@ class Run:
     findings: list
     uploaded_pk: int | None = None
     live_pk: int | None = None
+    shared: str = ""  # the share token when the run is read through a published link
 
     @property
     def title(self) -> str:

@@ -17,6 +17,9 @@ class UploadedRun(models.Model):
     data = models.JSONField()  # the transcript, in loopcraft.transcript/1 form
     size = models.PositiveIntegerField()
     created_at = models.DateTimeField(default=timezone.now)
+    # Private by default. Publishing sets an unguessable token (a read-only link); revoking
+    # clears it, and a new publish makes a new token, so an old link never comes back.
+    share_token = models.CharField(max_length=64, blank=True, default="", db_index=True)
 
     objects = OwnedQuerySet.as_manager()
 

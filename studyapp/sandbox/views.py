@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import secrets
 from collections import OrderedDict
 
 from django.contrib import messages
@@ -55,12 +57,28 @@ def _uploaded_run(upload: UploadedRun) -> Run:
     return run
 
 
+def _shared_run(token: str) -> Run:
+    """A run read through its published link: anyone with the link, read-only."""
+    if not token or len(token) < 20:
+        raise Http404("No shared run with that link")
+    upload = get_object_or_404(
+        UploadedRun.objects.only("pk", "created_at", "source"), share_token=token
+    )
+    key = (upload.pk, upload.created_at.isoformat())
+    if key not in _UPLOADED:
+        upload.refresh_from_db(fields=["data"])
+    run = _uploaded_run(upload)
+    return dataclasses.replace(run, shared=token)
+
+
 def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
     if pk is not None:
         owner = get_owner(request, create=False)
         upload = get_object_or_404(
-            UploadedRun.objects.owned_by(owner).only("pk", "created_at", "source"), pk=pk
+            UploadedRun.objects.owned_by(owner).only("pk", "created_at", "source", "share_token"),
+            pk=pk,
         )
+        request._upload_share = upload.share_token
         key = (upload.pk, upload.created_at.isoformat())
         if key in _UPLOADED:
             return _uploaded_run(upload)
@@ -73,6 +91,8 @@ def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
 
 
 def _step_url(run: Run, n: int, mode: str = "steps") -> str:
+    if run.shared:  # read-only: no predict mode through a shared link
+        return reverse("sandbox:shared_steps", args=[run.shared, n])
     if run.live_pk:
         return reverse("sandbox:live_steps", args=[run.live_pk, n])
     if run.uploaded_pk:
@@ -81,6 +101,8 @@ def _step_url(run: Run, n: int, mode: str = "steps") -> str:
 
 
 def _run_url(run: Run, name: str) -> str:
+    if run.shared:
+        return reverse(f"sandbox:shared_{name}", args=[run.shared])
     if run.uploaded_pk:
         return reverse(f"sandbox:upload_{name}", args=[run.uploaded_pk])
     return reverse(f"sandbox:{name}", args=[run.key])
@@ -279,6 +301,14 @@ def step(request, n: int, slug: str | None = None, pk: int | None = None):
     for key in ("next_tool", "next_finding"):
         target = ctx["jumps"][key]
         ctx["jumps"][key + "_url"] = _step_url(run, target) if target else None
+    if run.uploaded_pk and not run.shared:  # the owner: publish or revoke a read-only link
+        token = getattr(request, "_upload_share", "")
+        ctx["share_url"] = (
+            request.build_absolute_uri(reverse("sandbox:shared_overview", args=[token]))
+            if token
+            else ""
+        )
+        ctx["share_action"] = reverse("sandbox:upload_share", args=[run.uploaded_pk])
     # A history-restore request (back button after a cache miss) needs the whole page.
     partial = request.htmx and not request.htmx.history_restore_request
     template = "sandbox/step.html#stepper" if partial else "sandbox/step.html"
@@ -303,7 +333,7 @@ def _run_links(run: Run) -> dict:
 
 def overview(request, slug: str | None = None, pk: int | None = None):
     """Every turn of the run at a glance, each linking to its step, and the context chart."""
-    run = _run(request, slug, pk)
+    run = getattr(request, "_shared_run", None) or _run(request, slug, pk)
     by_step: dict[int, list] = {}
     for f in run.findings:
         if f.step is not None:
@@ -376,7 +406,7 @@ def _message_views(message: dict) -> list[dict]:
 
 def conversation(request, slug: str | None = None, pk: int | None = None):
     """The whole run as the alternating user / assistant messages the API saw, turn by turn."""
-    run = _run(request, slug, pk)
+    run = getattr(request, "_shared_run", None) or _run(request, slug, pk)
     t = run.transcript
     entries = []
     seen = 0
@@ -415,6 +445,44 @@ def conversation(request, slug: str | None = None, pk: int | None = None):
         "sandbox/conversation.html",
         {"run": run, "entries": entries, "links": _run_links(run)},
     )
+
+
+def shared_step(request, token: str, n: int):
+    run = _shared_run(token)
+    ctx = step_context(request, run, n)
+    for key in ("next_tool", "next_finding"):
+        target = ctx["jumps"][key]
+        ctx["jumps"][key + "_url"] = _step_url(run, target) if target else None
+    partial = request.htmx and not request.htmx.history_restore_request
+    template = "sandbox/step.html#stepper" if partial else "sandbox/step.html"
+    response = render(request, template, ctx)
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"  # the token stays out of other sites' logs
+    return response
+
+
+def shared_overview(request, token: str):
+    request._shared_run = _shared_run(token)
+    return overview(request)
+
+
+def shared_conversation(request, token: str):
+    request._shared_run = _shared_run(token)
+    return conversation(request)
+
+
+@require_POST
+def upload_share(request, pk: int):
+    """Publish a read-only link to one's own upload (a new unguessable token), or revoke it."""
+    owner = get_owner(request, create=False)
+    upload = get_object_or_404(UploadedRun.objects.owned_by(owner).only("pk", "title"), pk=pk)
+    if request.POST.get("revoke"):
+        UploadedRun.objects.filter(pk=upload.pk).update(share_token="")
+        messages.success(request, "The link no longer works: the run is private again.")
+    else:
+        UploadedRun.objects.filter(pk=upload.pk).update(share_token=secrets.token_urlsafe(24))
+        messages.success(request, "Anyone with the link below can read this run (not change it).")
+    return redirect("sandbox:upload_steps", pk=upload.pk, n=1)
 
 
 @require_POST
