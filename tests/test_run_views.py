@@ -74,3 +74,20 @@ def test_library_run_views_need_no_query(client, django_assert_num_queries):
     with django_assert_num_queries(0):
         client.get("/sandbox/parallel-lookups/overview/")
         client.get("/sandbox/parallel-lookups/conversation/")
+
+
+def test_the_library_says_which_runs_are_constructed_and_which_are_real(client):
+    runs = library().runs().values()
+    real = [r for r in runs if r.transcript.extra.get("real_response")]
+    assert len(real) >= 4
+    for run in real:
+        provenance = run.transcript.extra["provenance"]
+        assert provenance["source"].startswith("https://github.com/anthropics/")
+        assert "MIT" in provenance["licence"]
+        assert run.findings == []  # real output through the SDK's own runner: a clean loop
+        html = client.get(f"/sandbox/{run.key}/steps/1/").content.decode()
+        assert "real response" in html and provenance["source"] in html
+    assert all(r.transcript.extra.get("constructed") for r in runs if r not in real)
+    index = client.get("/sandbox/").content.decode()
+    assert "constructed" in index and "real response" in index
+    assert "constructed" in client.get("/").content.decode()
