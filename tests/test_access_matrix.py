@@ -110,6 +110,7 @@ MATRIX: dict[str, Row] = {
     "quizzes:exam_retake": Row(POST_ONLY, lambda w: {"pk": w.done.pk}, NOT_OWNER),
     "sandbox:index": Row(PUBLIC),
     "sandbox:upload": Row(PUBLIC),
+    "sandbox:compare": Row(PUBLIC),
     "sandbox:toggle_raw": Row(POST_ONLY),
     "sandbox:start": Row(everyone(302), lambda w: {"slug": w.run}),
     "sandbox:steps": Row(PUBLIC, lambda w: {"slug": w.run, "n": 1}),

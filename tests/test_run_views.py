@@ -91,3 +91,36 @@ def test_the_library_says_which_runs_are_constructed_and_which_are_real(client):
     index = client.get("/sandbox/").content.decode()
     assert "constructed" in index and "real response" in index
     assert "constructed" in client.get("/").content.decode()
+
+
+def test_compare_finds_where_two_refund_runs_diverge(client):
+    html = client.get(
+        "/sandbox/compare/?a=refund-45-days&b=refund-45-days-manager-claim"
+    ).content.decode()
+    assert "They diverge at step 1" in html  # the customer's first message differs
+    assert "tokens, second minus first" in html
+    same = client.get("/sandbox/compare/?a=refusal&b=refusal").content.decode()
+    assert "the same turn for turn" in same
+
+
+def test_compare_names_the_block_that_differs():
+    from studyapp.sandbox.compare import compare
+
+    a, b = library().get("real-sdk-weather-basic"), library().get("real-sdk-weather-short-name")
+    out = compare(a, b)
+    assert out["diverged"]["n"] == 1
+    assert out["rows"][0]["block"] == "content[0]: tool_use get_weather vs tool_use get_weather"
+    assert out["rows"][0]["d_in"] == 597 - 656
+
+
+def test_compare_refuses_someone_elses_upload(client, learner, other_learner):
+    client.force_login(learner)
+    text = (TRANSCRIPTS / "parallel-lookups.json").read_text()
+    client.post("/sandbox/upload/", {"title": "", "text": text})
+    from studyapp.sandbox.models import UploadedRun
+
+    pk = UploadedRun.objects.get().pk
+    assert client.get(f"/sandbox/compare/?a=u{pk}&b=parallel-lookups").status_code == 200
+    client.force_login(other_learner)
+    response = client.get(f"/sandbox/compare/?a=u{pk}&b=parallel-lookups")
+    assert response.status_code == 400 and "not yours" in response.content.decode()

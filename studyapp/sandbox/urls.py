@@ -6,6 +6,7 @@ app_name = "sandbox"
 urlpatterns = [
     path("", views.sandbox_index, name="index"),
     path("upload/", views.upload, name="upload"),
+    path("compare/", views.compare_runs, name="compare"),
     path("live/", views_live.live_index, name="live"),
     path("live/<int:pk>/", views_live.live_run, name="live_run"),
     path("live/<int:pk>/steps/<int:n>/", views_live.live_steps, name="live_steps"),

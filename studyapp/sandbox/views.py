@@ -21,6 +21,7 @@ from studyapp import today
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
+from . import compare as compare_module
 from . import predict as predict_rules
 from . import reference
 from .charts import context_chart, context_markers
@@ -328,6 +329,7 @@ def _run_links(run: Run) -> dict:
         "overview": _run_url(run, "overview"),
         "conversation": _run_url(run, "conversation"),
         "steps": _step_url(run, 1),
+        "compare": "" if run.shared else reverse("sandbox:compare") + f"?a={run.key}&b={run.key}",
     }
 
 
@@ -483,6 +485,44 @@ def upload_share(request, pk: int):
         UploadedRun.objects.filter(pk=upload.pk).update(share_token=secrets.token_urlsafe(24))
         messages.success(request, "Anyone with the link below can read this run (not change it).")
     return redirect("sandbox:upload_steps", pk=upload.pk, n=1)
+
+
+def _pickable(request) -> tuple[list[tuple[str, str]], dict]:
+    choices = [(r.key, r.title) for r in sorted(library().runs().values(), key=lambda r: r.title)]
+    owner = get_owner(request, create=False)
+    mine = {u.pk: u for u in UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at")}
+    choices += [(f"u{pk}", f"Your upload: {u.title}") for pk, u in mine.items()]
+    return choices, mine
+
+
+def _pick(key: str, mine: dict) -> Run | None:
+    if key.startswith("u") and key[1:].isdigit():
+        upload = mine.get(int(key[1:]))
+        if upload is None:
+            return None
+        if (upload.pk, upload.created_at.isoformat()) not in _UPLOADED:
+            upload.refresh_from_db(fields=["data", "source"])
+        return _uploaded_run(upload)
+    return library().get(key)
+
+
+def compare_runs(request):
+    """Two runs side by side, aligned turn by turn (library runs and one's own uploads)."""
+    choices, mine = _pickable(request)
+    a_key, b_key = request.GET.get("a", ""), request.GET.get("b", "")
+    ctx: dict = {"choices": choices, "a_key": a_key, "b_key": b_key, "error": ""}
+    status = 200
+    if a_key or b_key:
+        a, b = _pick(a_key, mine), _pick(b_key, mine)
+        if a is None or b is None:
+            ctx["error"] = (
+                "Choose two runs from the lists (a run that is not yours can't be compared)."
+            )
+            status = 400
+        else:
+            ctx.update({"a": a, "b": b, **compare_module.compare(a, b)})
+            ctx["a_url"] = lambda n: _step_url(a, n)
+    return render(request, "sandbox/compare.html", ctx, status=status)
 
 
 @require_POST

@@ -15,6 +15,7 @@ PUBLIC = [
     "/no-such-page/", "/sandbox/parallel-lookups/overview/",
     "/sandbox/parallel-lookups/conversation/", "/sandbox/web-search-pause-turn/conversation/",
     "/sandbox/web-search-pause-turn/overview/", "/sandbox/refusal/predict/summary/",
+    "/sandbox/compare/?a=refund-45-days&b=refund-45-days-manager-claim",
 ]  # fmt: skip
 INSTRUCTOR = [
     "/author/", "/author/questions/new/", "/author/questions/b-3/edit/", "/author/reports/",
