@@ -40,3 +40,4 @@ clean:
 bench: $(STAMP)
 	command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
 	$(PY) bench/run.py
+	$(PY) -m bench.upload_steps

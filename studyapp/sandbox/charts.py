@@ -53,8 +53,11 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
         f'<rect class="c-out" x="{pad + 110}" y="2" width="10" height="8"/>'
         f'<text class="c-label" x="{pad + 124}" y="10">output tokens</text>'
     )
+    position = {row["step"]: i for i, row in enumerate(series)}
     for step, label in sorted((markers or {}).items()):
-        x = pad + step * bar_w + 1
+        if step not in position:
+            continue
+        x = pad + position[step] * bar_w + 1
         parts.append(
             f'<line class="c-marker" x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{height}" '
             'stroke-dasharray="4 3"/>'

@@ -238,6 +238,26 @@ def _jumps(run: Run, index: int) -> dict:
     }
 
 
+STEP_WINDOW = 24
+
+
+def _series(run: Run) -> list[dict]:
+    """The run's usage series, computed once per run object (runs are immutable once built)."""
+    cached = getattr(run, "_series_cache", None)
+    if cached is None or len(cached) != len(run.transcript.turns):  # a live run grows
+        cached = run.transcript.usage_series()
+        run._series_cache = cached
+    return cached
+
+
+def _markers(run: Run) -> dict[int, str]:
+    cached = getattr(run, "_markers_cache", None)
+    if cached is None or getattr(run, "_markers_n", -1) != len(run.transcript.turns):
+        cached = context_markers(run.transcript.turns)
+        run._markers_cache, run._markers_n = cached, len(run.transcript.turns)
+    return cached
+
+
 def step_context(request, run: Run, n: int) -> dict:
     turns = run.transcript.turns
     if not 1 <= n <= len(turns):
@@ -248,6 +268,11 @@ def step_context(request, run: Run, n: int) -> dict:
     action = catalogue.NEXT_ACTIONS.get(turn.action or "")
     is_last = n == len(turns)
     capped = is_last and run.transcript.ended_by in ("turn_cap", "repeated_call")
+    # The chart and its table show the steps around this one (the overview shows them all),
+    # so a step page of a 200-turn run costs what one of a 5-turn run does.
+    series = _series(run)
+    lo = max(0, min(n - 1 - STEP_WINDOW // 2, len(series) - STEP_WINDOW))
+    window = series[lo : lo + STEP_WINDOW]
     return {
         "run": run,
         "n": n,
@@ -273,14 +298,10 @@ def step_context(request, run: Run, n: int) -> dict:
         "findings": [f for f in run.findings if f.step == turn.index],
         "run_findings": [f for f in run.findings if f.step is None],
         "chart": mark_safe(  # noqa: S308 - built from numbers and escaped URLs
-            context_chart(
-                run.transcript.usage_series(),
-                turn.index,
-                lambda s: _step_url(run, s),
-                context_markers(run.transcript.turns),
-            )
+            context_chart(window, turn.index, lambda s: _step_url(run, s), _markers(run))
         ),
-        "series": run.transcript.usage_series(),
+        "series": window,
+        "windowed": len(window) < len(turns),
         "jumps": _jumps(run, turn.index),
         "urls": {
             "first": _step_url(run, 1),
@@ -370,7 +391,7 @@ def overview(request, slug: str | None = None, pk: int | None = None):
                     run.transcript.usage_series(),
                     -1,
                     lambda s: _step_url(run, s),
-                    context_markers(run.transcript.turns),
+                    _markers(run),
                 )
             ),
         },

@@ -122,3 +122,56 @@ def test_real_api_shapes_upload_accessible_and_phone_wide(browser, live_server, 
                 problems.append(f"{path}: {width}px wide")
     context.close()
     assert not problems, problems
+
+
+def test_overview_step_conversation_compare_and_share(browser, live_server, axe):
+    from pathlib import Path
+
+    text = (
+        Path(__file__).resolve().parents[2] / "content/transcripts/parallel-lookups.json"
+    ).read_text()
+    owner = browser.new_context()
+    page = owner.new_page()
+    problems = []
+
+    def check(name):
+        results = axe.run(page)
+        if results.violations_count:
+            problems.append(f"{name}: {[v['id'] for v in results.response['violations']]}")
+
+    page.goto(live_server.url + "/sandbox/parallel-lookups/overview/")
+    check("overview")
+    page.get_by_role("link", name="Step 2", exact=True).click()
+    expect(page.locator(".step-count")).to_have_text("Step 2 of 2")
+    page.get_by_role("link", name="Conversation").first.click()
+    expect(page.locator(".conv-assistant")).to_have_count(2)
+    check("conversation")
+    page.get_by_role("link", name="Compare with another run").click()
+    page.get_by_label("Second run").select_option("refund-25-days")
+    page.get_by_role("button", name="Compare").click()
+    expect(page.locator(".message.info")).to_contain_text("They diverge at step 1")
+    check("compare")
+
+    page.goto(live_server.url + "/sandbox/upload/")
+    page.get_by_label("Or paste it here").fill(text)
+    page.get_by_role("button", name="Upload and open").click()
+    page.get_by_role("button", name="Publish a read-only link").click()
+    link = page.locator("#share-link").input_value()
+    check("owner step with link")
+
+    stranger = browser.new_context()
+    other = stranger.new_page()
+    other.goto(link)
+    expect(other.locator(".timeline-row")).to_have_count(2)
+    other.get_by_role("link", name="Step 1", exact=True).click()
+    expect(other.locator(".step-count")).to_have_text("Step 1 of 2")
+    expect(other.get_by_role("button", name="Publish a read-only link")).to_have_count(0)
+
+    page.get_by_role("button", name="Revoke the link").click()
+    assert other.goto(link).status == 404
+
+    page.goto(live_server.url + "/sandbox/refusal/predict/1/")
+    expect(page.locator("h1")).to_have_text("Predict mode")
+    owner.close()
+    stranger.close()
+    assert not problems, problems
