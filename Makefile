@@ -7,11 +7,13 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup lint format bench clean
+.PHONY: run test setup lint format bench bench-imports clean lock
 
-$(STAMP): pyproject.toml
+# Installs exactly the versions (and files, by hash) in requirements.lock; `make lock` rewrites it
+# from the ranges in pyproject.toml.
+$(STAMP): requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check ".[dev]"
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -21,9 +23,11 @@ setup: $(STAMP)
 run: setup
 	DEBUG=true $(PY) manage.py runserver $(HOST):$(PORT)
 
+# mypy reads what to check, and how strictly, from pyproject.toml.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .
@@ -33,6 +37,12 @@ test: setup lint
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest
 
+lock: $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check pip-tools
+	$(VENV)/bin/pip-compile --quiet --allow-unsafe --extra=dev --generate-hashes \
+	  --no-emit-find-links --no-emit-index-url --strip-extras \
+	  --output-file=requirements.lock pyproject.toml
+
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3
 
@@ -41,3 +51,7 @@ bench: $(STAMP)
 	command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
 	$(PY) bench/run.py
 	$(PY) -m bench.upload_steps
+
+# Import previews of pathological files at 1x and 10x: the time ratio shows an import is linear.
+bench-imports: $(STAMP)
+	$(PY) bench/imports.py

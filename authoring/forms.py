@@ -17,7 +17,7 @@ from django.forms import formset_factory
 
 from quizzes import schema
 from quizzes.forms import SUBTOPIC_LABELS
-from studyapp.agentloop import catalogue
+from studyapp.agentloop import bounded, catalogue
 
 from .models import ProblemReport
 
@@ -214,10 +214,9 @@ def _json_field(form: QuestionForm, name: str, errors: dict[str, list[str]]) -> 
     if not text:
         return None
     try:
-        return json.loads(text)
-    except ValueError as e:
-        where = f" (line {e.lineno}, column {e.colno})" if hasattr(e, "lineno") else ""
-        errors.setdefault(name, []).append(f"This is not valid JSON: {e.msg}{where}.")
+        return bounded.loads_json(text, bounded.JSON_FIELD, what="This")
+    except bounded.LimitError as e:
+        errors.setdefault(name, []).append(str(e))
         return None
 
 

@@ -6,10 +6,11 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from core.owners import OwnedModel, OwnedQuerySet
 from quizzes.models import Question
 
 
-class ProblemReportQuerySet(models.QuerySet):
+class ProblemReportQuerySet(OwnedQuerySet):
     def open(self):
         return self.filter(status=ProblemReport.Status.OPEN)
 
@@ -18,7 +19,7 @@ class ProblemReportQuerySet(models.QuerySet):
         return self.select_related("question", "user").order_by("-created_at", "-pk")
 
 
-class ProblemReport(models.Model):
+class ProblemReport(OwnedModel):
     class Status(models.TextChoices):
         OPEN = "open", "Open"
         RESOLVED = "resolved", "Resolved"
@@ -28,10 +29,10 @@ class ProblemReport(models.Model):
 
     # The exact version the learner saw: a later edit must not change what was reported.
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
+    # A report outlives its reporter's account.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
-    owner_token = models.CharField(max_length=64, blank=True)
     text = models.TextField(max_length=MAX_TEXT)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField(default=timezone.now)

@@ -34,6 +34,10 @@ def question_as_bank_dict(question: Question) -> dict[str, Any]:
         "stem": question.stem,
         "explanation": question.explanation,
     }
+    # Scenario and cluster tags survive editing and export (only when set, like the files).
+    for tag in ("scenario", "cluster"):
+        if getattr(question, tag, ""):
+            q[tag] = getattr(question, tag)
     options = list(question.options.all())
 
     def with_family(entry: dict, family: str) -> dict:

@@ -13,14 +13,15 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from core.owners import get_owner
 from quizzes import presentation, stats
-from quizzes.models import Question
-from quizzes.owners import get_owner
+from quizzes.models import Attempt, Question
 from quizzes.schema import KINDS
+from studyapp.agentloop import bounded
 from studyapp.sandbox.library import library
 
 from . import forms, services
-from .access import instructor_required
+from .access import instructor_required, is_instructor
 from .models import ProblemReport
 
 
@@ -264,15 +265,30 @@ def from_step(request):
 # --- problem reports -----------------------------------------------------------------------
 
 
+def _reportable(request: HttpRequest, slug: str, version: str | None) -> Question:
+    """The version a report is about. Instructors may name any version; anyone else the current
+    published one, or an older version they answered themselves (a review shows that one).
+    Drafts and versions a visitor never met are not shown to them (404)."""
+    qs = Question.objects.filter(slug=slug)
+    asked = bounded.int_param(version, low=1, high=2**31 - 1)
+    if is_instructor(request.user):
+        found = qs.filter(version=asked).first() if asked is not None else None
+        return found or get_object_or_404(qs.current())
+    current = get_object_or_404(qs.published())
+    if asked is None or asked == current.version:
+        return current
+    owner = get_owner(request, create=False)
+    if owner.user is None and not owner.token:
+        return current
+    met = qs.filter(version=asked, responses__attempt__in=Attempt.objects.owned_by(owner)).first()
+    return met or current
+
+
 @require_http_methods(["GET", "POST"])
 def report_problem(request: HtmxHttpRequest, slug: str):
     """Anyone who can answer a question can report it: no instructor check here."""
     form = forms.ReportForm(request.POST or None, initial={"next": request.GET.get("next", "")})
-    version = request.POST.get("version") or request.GET.get("version")
-    qs = Question.objects.filter(slug=slug)
-    question = (
-        qs.filter(version=version).first() if (version or "").isdigit() else None
-    ) or get_object_or_404(qs.current())
+    question = _reportable(request, slug, request.POST.get("version") or request.GET.get("version"))
     sent = False
     if request.method == "POST" and form.is_valid():
         services.report_create(

@@ -71,7 +71,10 @@ class ImportForm(forms.Form):
         upload = data.get("file")
         if upload:
             if upload.size > importing.MAX_BYTES:
-                raise forms.ValidationError("The file is larger than 2 MB.")
+                raise forms.ValidationError(
+                    f"The file is larger than {importing.MAX_BYTES // 1024 // 1024} MB, "
+                    "the size limit for an import."
+                )
             try:
                 data["text"] = upload.read().decode("utf-8-sig")
             except UnicodeDecodeError as e:

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from quizzes import stats
 from quizzes.models import Option, Question, Response
+from studyapp.agentloop import bounded
 
 from .access import instructor_required
 
@@ -35,8 +36,7 @@ COLUMNS = [
 
 def _options(request: HttpRequest) -> tuple[str, int | None]:
     which = "all" if request.GET.get("which") == "all" else "first"
-    size = request.GET.get("size", "")
-    return which, int(size) if size.isdigit() and 0 < int(size) < 1000 else None
+    return which, bounded.int_param(request.GET.get("size"), low=1, high=999)
 
 
 @instructor_required

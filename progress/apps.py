@@ -6,4 +6,4 @@ class ProgressConfig(AppConfig):
     verbose_name = "Progress"
 
     def ready(self):
-        from . import signals  # noqa: F401  (connects the log-in signal)
+        from . import signals  # noqa: F401  (listens to quizzes' practice_answered)

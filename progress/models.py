@@ -7,12 +7,12 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from quizzes.owners import OwnedQuerySet
+from core.owners import OwnedModel
 
 from . import rules
 
 
-class ConceptCard(models.Model):
+class ConceptCard(OwnedModel):
     """The memory of one concept (all questions sharing a bank ``concept``) for one learner."""
 
     class State(models.IntegerChoices):  # the values of fsrs.State
@@ -20,10 +20,6 @@ class ConceptCard(models.Model):
         REVIEW = 2
         RELEARNING = 3
 
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
-    )
-    owner_token = models.CharField(max_length=64, blank=True)
     concept = models.SlugField(max_length=80)
     subtopic = models.CharField(max_length=30)  # of the question last answered for it
     state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
@@ -34,8 +30,6 @@ class ConceptCard(models.Model):
     last_review = models.DateTimeField(null=True, blank=True)
     reviews = models.PositiveIntegerField(default=0)
     lapses = models.PositiveIntegerField(default=0)
-
-    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -55,6 +49,13 @@ class ConceptCard(models.Model):
 
     def __str__(self) -> str:
         return f"{self.concept} due {self.due:%Y-%m-%d}"
+
+    @classmethod
+    def claim(cls, token: str, user) -> int:
+        """One card per concept and owner: where both know a concept, they are merged."""
+        from .services import cards_claim
+
+        return cards_claim(token=token, user=user)
 
     @property
     def fsrs_state(self) -> rules.CardState:
@@ -111,13 +112,12 @@ class Confidence(models.Model):
         return f"{self.response_id}: C{self.certainty}"
 
 
-class StudyPrefs(models.Model):
+class StudyPrefs(OwnedModel):
     """A learner's desired retention (FSRS), signed in or not."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
     )
-    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
     desired_retention = models.FloatField(
         default=rules.RETENTION_DEFAULT,
         validators=[
@@ -126,7 +126,14 @@ class StudyPrefs(models.Model):
         ],
     )
 
-    objects = OwnedQuerySet.as_manager()
-
     def __str__(self) -> str:
         return f"retention {self.desired_retention:.2f}"
+
+    @classmethod
+    def claim(cls, token: str, user) -> int:
+        """One row per account: the account's own settings win over the session's."""
+        anon = cls.objects.anonymous(token)
+        if cls.objects.filter(user=user).exists():
+            anon.delete()
+            return 0
+        return anon.update(user=user)

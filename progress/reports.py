@@ -5,15 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from types import SimpleNamespace
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
 
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.forms import SUBTOPIC_LABELS
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
 from quizzes.schema import FAMILIES, SUBTOPICS
 
-from . import charts, rules
+from . import charts, readiness, rules
 from .models import ConceptCard, Confidence
 
 EXAM_HISTORY = 20  # exams shown in the trend chart and its table
@@ -21,10 +21,8 @@ TOP_FAMILIES = 5
 
 
 def _answered(owner: Owner):
-    """Answers that count: every practice answer, and answers of submitted exams."""
-    return Response.objects.filter(
-        attempt__in=Attempt.objects.owned_by(owner), answered_at__isnull=False
-    ).filter(Q(attempt__mode=Attempt.Mode.PRACTICE) | Q(attempt__submitted_at__isnull=False))
+    """Answers that count: every practice answer, and answers of closed exams."""
+    return Response.objects.released().filter(attempt__in=Attempt.objects.owned_by(owner))
 
 
 def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
@@ -40,10 +38,23 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
         .order_by()
     )
     seen_slugs = _answered(owner).values("question__slug")
+    # The first answer this learner gave to each question: a new item's best stand-in.
+    first = (
+        _answered(owner)
+        .filter(question__slug=OuterRef("slug"))
+        .order_by("answered_at", "pk")
+        .values("is_correct")[:1]
+    )
     bank = (
         Question.objects.published()
+        .annotate(first_correct=Subquery(first))
         .values("subtopic")
-        .annotate(total=Count("id"), seen=Count("id", filter=Q(slug__in=seen_slugs)))
+        .annotate(
+            total=Count("id"),
+            seen=Count("id", filter=Q(slug__in=seen_slugs)),
+            first_n=Count("id", filter=Q(first_correct__isnull=False)),
+            first_k=Count("id", filter=Q(first_correct=True)),
+        )
         .order_by()
     )
     due = {}
@@ -60,6 +71,8 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
             "points": 0.0,
             "total": 0,
             "seen": 0,
+            "first_n": 0,
+            "first_k": 0,
             "due": due.get(s, 0),
         }
         for s in SUBTOPICS
@@ -73,27 +86,59 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
         r["points"] += row["points"] or 0
     for row in bank:
         if row["subtopic"] in rows:
-            rows[row["subtopic"]].update(total=row["total"], seen=row["seen"])
+            rows[row["subtopic"]].update(
+                total=row["total"],
+                seen=row["seen"],
+                first_n=row["first_n"],
+                first_k=row["first_k"],
+            )
     out = []
     for r in rows.values():
         if not (r["total"] or r["n"]):
             continue
         r["unseen"] = max(0, r["total"] - r["seen"])
         r["mastery"] = round(100 * r["points"] / r["n"]) if r["n"] else None
+        r["coverage"] = round(100 * r["seen"] / r["total"]) if r["total"] else 0
+        r["estimate"] = readiness.estimate(r["first_k"], r["first_n"]) if r["first_n"] else None
         out.append(r)
     order = {s: i for i, s in enumerate(SUBTOPICS)}
-    # Weakest first; subtopics not started yet come after everything measured.
-    out.sort(key=lambda r: (r["mastery"] is None, r["mastery"] or 0, order[r["subtopic"]]))
+    # Weakest estimate first; subtopics not started yet come after everything measured.
+    out.sort(
+        key=lambda r: (
+            r["estimate"] is None,
+            r["estimate"].mean if r["estimate"] else 0,
+            order[r["subtopic"]],
+        )
+    )
     return out
+
+
+def overall_readiness(subtopics: list[dict]) -> dict:
+    """One Beta posterior over every first answer, its verdict and the assumptions behind it."""
+    right = sum(r["first_k"] for r in subtopics)
+    answered = sum(r["first_n"] for r in subtopics)
+    est = readiness.estimate(right, answered)
+    seen = sum(r["seen"] for r in subtopics)
+    total = sum(r["total"] for r in subtopics)
+    return {
+        "estimate": est,
+        "verdict": readiness.verdict(est),
+        "threshold": round(100 * readiness.PASS_SHARE),
+        "seen": seen,
+        "total": total,
+        "prior": readiness.PRIOR_TEXT,
+        "threshold_text": readiness.THRESHOLD_TEXT,
+        "why_high": readiness.WHY_HIGH_TEXT,
+    }
 
 
 def exam_history(owner: Owner) -> list[dict]:
     """The last submitted exams, oldest first (one query)."""
     exams = list(
         Attempt.objects.owned_by(owner)
-        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False)
+        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
         .order_by("-submitted_at")
-        .values("id", "submitted_at", "score", "question_count")[:EXAM_HISTORY]
+        .values("id", "submitted_at", "score", "question_count", "exam_format")[:EXAM_HISTORY]
     )
     exams.reverse()
     for i, e in enumerate(exams, 1):
@@ -146,32 +191,16 @@ def certainty_summary(owner: Owner) -> rules.CbmSummary:
     return rules.cbm_summary(counts)
 
 
-def predict_rows(owner: Owner) -> list[dict]:
-    """Predict mode in the sandbox: per stop_reason, steps predicted and how many were right."""
-    from studyapp.sandbox.models import PredictAnswer
-
-    rows = (
-        PredictAnswer.objects.owned_by(owner)
-        .values("stop_reason")
-        .annotate(n=Count("id"), right=Count("id", filter=Q(correct=True)))
-        .order_by("stop_reason")
-    )
-    return [{**r, "percent": round(100 * r["right"] / r["n"]) if r["n"] else 0} for r in rows]
-
-
 def dashboard(owner: Owner, now: datetime) -> dict:
     if owner.user is None and not owner.token:
         return {"empty": True}
     subtopics = subtopic_rows(owner, now)
     exams = exam_history(owner)
     cbm = certainty_summary(owner)
-    predictions = predict_rows(owner)
     return {
-        "empty": not any(r["n"] for r in subtopics) and not exams and not predictions,
-        "predictions": predictions,
-        "predicted": sum(r["n"] for r in predictions),
-        "predicted_right": sum(r["right"] for r in predictions),
+        "empty": not any(r["n"] for r in subtopics) and not exams,
         "subtopics": subtopics,
+        "readiness": overall_readiness(subtopics),
         "due_total": sum(r["due"] for r in subtopics),
         "exams": exams,
         "trend": charts.trend([(f"#{e['number']}", e["score"]) for e in exams]) if exams else None,

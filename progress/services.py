@@ -10,11 +10,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, Max, Subquery
 
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
 
-from . import rules
+from . import flashcards, rules
 from .models import ConceptCard, Confidence, ReviewLog, StudyPrefs
 
 #: How many due concepts one review session serves at most.
@@ -27,7 +27,7 @@ class NothingDue(ValueError):
 
 def _fuzz() -> bool:
     # Tests turn fuzzing off so intervals are exact; production spreads reviews over days.
-    return getattr(settings, "PROGRESS_FSRS_FUZZ", True)
+    return settings.PROGRESS_FSRS_FUZZ
 
 
 def retention_for(owner: Owner) -> float:
@@ -62,6 +62,8 @@ def answer_record(
     """
     if not response.answered or response.is_correct is None:
         return None
+    if not response.attempt.is_closed(now):
+        return None  # an open exam's answers reach FSRS only once it is closed
     owner = _owner_of(response.attempt)
     question = response.question
     card, retention, logged = _card_for(owner, question.concept, response)
@@ -150,14 +152,22 @@ class QueueItem:
         return round(100 * self.recall)
 
 
-def review_queue(owner: Owner, now: datetime) -> tuple[list[QueueItem], list[ConceptCard]]:
+def learner_cards(owner: Owner) -> list[ConceptCard]:
+    """Every FSRS card of the learner, soonest due first (one query, bounded by the bank)."""
+    if owner.user is None and not owner.token:
+        return []
+    return list(ConceptCard.objects.owned_by(owner).order_by("due", "concept"))
+
+
+def review_queue(
+    owner: Owner, now: datetime, cards: list[ConceptCard] | None = None
+) -> tuple[list[QueueItem], list[ConceptCard]]:
     """Due concepts, the most forgotten first; and the concepts coming up, soonest first.
 
-    One query: a learner has at most one card per concept, so this is bounded by the bank.
+    One query (none when ``cards`` come from learner_cards); flashcards have their own queue.
     """
-    if owner.user is None and not owner.token:
-        return [], []
-    cards = list(ConceptCard.objects.owned_by(owner).order_by("due", "concept"))
+    cards = learner_cards(owner) if cards is None else cards
+    cards = [c for c in cards if not flashcards.is_flashcard(c.concept)]
     due = [QueueItem(c, rules.retrievability(c.fsrs_state, now)) for c in cards if c.due <= now]
     due.sort(key=lambda item: (item.recall, item.card.due, item.card.concept))
     return due, [c for c in cards if c.due > now]
@@ -172,9 +182,9 @@ def _least_seen(owner: Owner, concepts: list[str]) -> dict[str, int]:
     )
     seen = {
         row["question__slug"]: (row["n"], row["last"])
-        for row in Response.objects.filter(
+        for row in Response.objects.released()
+        .filter(
             attempt__in=Attempt.objects.owned_by(owner),
-            answered_at__isnull=False,
             question__slug__in=[slug for _, slug, _ in questions],
         )
         .values("question__slug")
@@ -205,11 +215,111 @@ def review_start(*, owner: Owner, now: datetime, limit: int = REVIEW_BATCH) -> A
     )
 
 
+def study_ahead_start(*, owner: Owner, now: datetime, limit: int = REVIEW_BATCH) -> Attempt:
+    """When nothing is due: concepts never met first (one question each, across subtopics),
+    then the concepts due soonest. Answers review their cards early, which FSRS allows."""
+    _, upcoming = review_queue(owner, now)
+    met = set(
+        ConceptCard.objects.owned_by(owner).values_list("concept", flat=True)
+        if owner.user is not None or owner.token
+        else []
+    )
+    bank = list(
+        Question.objects.published()
+        .exclude(concept__in=met)
+        .order_by("subtopic", "concept")
+        .values_list("concept", "subtopic")
+        .distinct()
+    )
+    by_subtopic: dict[str, list[str]] = {}
+    placed: set[str] = set()  # a concept can span subtopics: offer it once
+    for concept, subtopic in bank:
+        if concept not in placed:
+            placed.add(concept)
+            by_subtopic.setdefault(subtopic, []).append(concept)
+    fresh: list[str] = []
+    while any(by_subtopic.values()) and len(fresh) < limit:  # round-robin over subtopics
+        for concepts in by_subtopic.values():
+            if concepts and len(fresh) < limit:
+                fresh.append(concepts.pop(0))
+    concepts = fresh + [c.concept for c in upcoming if c.concept not in placed]
+    concepts = list(dict.fromkeys(concepts))[:limit]
+    chosen = _least_seen(owner, concepts)
+    ids = [chosen[c] for c in concepts if c in chosen][:limit]
+    if not ids:
+        raise NothingDue("There is nothing to study ahead: the bank has no published questions.")
+    seed = random.SystemRandom().randrange(2**53)
+    return quiz_services.attempt_start(
+        owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed
+    )
+
+
+@dataclass
+class FlashcardItem:
+    card: flashcards.Flashcard
+    stored: ConceptCard | None  # None: never reviewed (new, due now)
+
+    @property
+    def is_new(self) -> bool:
+        return self.stored is None
+
+
+def flashcard_queue(
+    owner: Owner, now: datetime, cards: list[ConceptCard] | None = None
+) -> tuple[list[FlashcardItem], int]:
+    """Flashcards due now (new ones count as due), most overdue first; and how many are new.
+
+    One query (none when ``cards`` come from learner_cards).
+    """
+    cards = learner_cards(owner) if cards is None else cards
+    stored = {c.concept: c for c in cards if flashcards.is_flashcard(c.concept)}
+    due = [
+        FlashcardItem(fc, stored.get(fc.concept))
+        for fc in flashcards.all_cards()
+        if fc.concept not in stored or stored[fc.concept].due <= now
+    ]
+    # Reviews first (most overdue first), then new cards in catalogue order.
+    due.sort(key=lambda item: (item.is_new, item.stored.due if item.stored else now))
+    return due, sum(item.is_new for item in due)
+
+
+class UnknownFlashcard(ValueError):
+    pass
+
+
 @transaction.atomic
-def progress_claim(*, token: str, user) -> int:
-    """Move a session's cards and settings to an account; where both know a concept, the
-    card reviewed last wins and keeps both review logs. Returns how many cards moved."""
-    anon = list(ConceptCard.objects.filter(user=None, owner_token=token))
+def flashcard_rate(*, owner: Owner, card_id: str, rating: int, now: datetime) -> ReviewLog:
+    """Review one flashcard with the learner's own rating (Again, Hard, Good, Easy)."""
+    fc = flashcards.by_concept().get(flashcards.PREFIX + card_id)
+    if fc is None:
+        raise UnknownFlashcard(f"There is no flashcard {card_id!r}.")
+    if rating not in (1, 2, 3, 4):
+        raise ValueError("Choose Again, Hard, Good or Easy.")
+    card = (
+        ConceptCard.objects.owned_by(owner).select_for_update().filter(concept=fc.concept).first()
+    )
+    if card is None:
+        card = ConceptCard(user=owner.user, owner_token=owner.token, concept=fc.concept)
+        card.apply(rules.new_card(now))
+    lapsed = rating == 1 and card.state == ConceptCard.State.REVIEW
+    after, recall = rules.review(
+        card.fsrs_state, rules.Rating(rating), now, retention=retention_for(owner), fuzz=_fuzz()
+    )
+    card.apply(after)
+    card.subtopic = fc.subtopic
+    card.reviews += 1
+    card.lapses += int(lapsed)
+    card.save()
+    return ReviewLog.objects.create(
+        card=card, rating=rating, reviewed_at=now, retrievability=recall, due_after=card.due
+    )
+
+
+@transaction.atomic
+def cards_claim(*, token: str, user) -> int:
+    """Move a session's cards to an account; where both know a concept, the card reviewed
+    last wins and keeps both review logs. Returns how many cards moved."""
+    anon = list(ConceptCard.objects.anonymous(token))
     mine = {
         c.concept: c
         for c in ConceptCard.objects.filter(user=user, concept__in=[c.concept for c in anon])
@@ -226,9 +336,4 @@ def progress_claim(*, token: str, user) -> int:
         card.user = user
         card.save(update_fields=["user"])
         moved += 1
-    prefs = StudyPrefs.objects.filter(user=None, owner_token=token)
-    if StudyPrefs.objects.filter(user=user).exists():
-        prefs.delete()
-    else:
-        prefs.update(user=user)
     return moved

@@ -1,15 +1,12 @@
-"""On sign-up or log-in, the cards and settings made in this browser move to the account."""
+"""Progress listens to quizzes: each saved practice answer reviews its concept's card."""
 
-from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 
-from quizzes.owners import SESSION_KEY
+from quizzes.signals import practice_answered
+
+from . import hooks
 
 
-@receiver(user_logged_in)
-def claim_anonymous_progress(sender, request, user, **kwargs):
-    from .services import progress_claim
-
-    token = request.session.get(SESSION_KEY) if request is not None else None
-    if token:
-        progress_claim(token=token, user=user)
+@receiver(practice_answered, dispatch_uid="progress.review_practice_answer")
+def review_practice_answer(sender, request, response, **kwargs):
+    hooks.practice_answered(request, response)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core.owners import get_owner
 from quizzes.forms import SUBTOPIC_LABELS
-from quizzes.owners import get_owner
 
-from . import reports, rules, services
+from . import anki, flashcards, reports, rules, services
 from .forms import RetentionForm
 
 
@@ -26,12 +27,17 @@ def dashboard(request):
 def _review_page(request, form, status=200):
     owner = get_owner(request, create=False)
     now = timezone.now()
-    due, upcoming = services.review_queue(owner, now)
+    cards = services.learner_cards(owner)
+    due, upcoming = services.review_queue(owner, now, cards)
     for item in due:
         item.label = SUBTOPIC_LABELS.get(item.card.subtopic, item.card.subtopic)
+    cards_due, cards_new = services.flashcard_queue(owner, now, cards)
     ctx = {
         "form": form,
         "due": due,
+        "cards_due": len(cards_due),
+        "cards_new": cards_new,
+        "card_families": flashcards.FAMILY_TITLES.values(),
         "upcoming": [{"card": c, "when": rules.relative_day(c.due, now)} for c in upcoming[:10]],
         "upcoming_total": len(upcoming),
         "batch": services.REVIEW_BATCH,
@@ -73,3 +79,59 @@ def retention(request):
         request, "Desired retention saved. It applies from each concept's next review."
     )
     return redirect("progress:review")
+
+
+@require_POST
+def study_ahead(request):
+    try:
+        attempt = services.study_ahead_start(owner=get_owner(request), now=timezone.now())
+    except services.NothingDue as e:
+        messages.info(request, str(e))
+        return redirect("progress:review")
+    messages.info(
+        request,
+        "Studying ahead: concepts you have not met yet first, then the ones due soonest.",
+    )
+    return redirect("quizzes:practice_question", pk=attempt.pk, position=1)
+
+
+RATINGS = ((1, "Again"), (2, "Hard"), (3, "Good"), (4, "Easy"))
+
+
+@require_http_methods(["GET", "POST"])
+def flashcard_review(request):
+    """The next due flashcard; the answer is behind a disclosure, then the learner rates it."""
+    owner = get_owner(request, create=False)
+    now = timezone.now()
+    if request.method == "POST":
+        owner = get_owner(request)
+        try:
+            rating = int(request.POST.get("rating", ""))
+            services.flashcard_rate(
+                owner=owner, card_id=request.POST.get("card", ""), rating=rating, now=now
+            )
+        except (ValueError, services.UnknownFlashcard) as e:
+            message = (
+                str(e)
+                if isinstance(e, services.UnknownFlashcard)
+                else ("Choose Again, Hard, Good or Easy.")
+            )
+            messages.error(request, message)
+        return redirect("progress:flashcards")
+    due, new = services.flashcard_queue(owner, now)
+    ctx = {
+        "item": due[0] if due else None,
+        "left": len(due),
+        "new": new,
+        "ratings": RATINGS,
+        "family_titles": flashcards.FAMILY_TITLES,
+    }
+    return render(request, "progress/flashcards.html", ctx)
+
+
+@require_GET
+def anki_export(request):
+    data, _count = anki.build_package(get_owner(request, create=False))
+    response = HttpResponse(data, content_type="application/octet-stream")
+    response["Content-Disposition"] = 'attachment; filename="loopcraft.apkg"'
+    return response

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
-from studyapp.rendering import render_inline, render_markdown
+from core.rendering import render_inline, render_markdown
 
 from . import schema
 from .models import Option, Question, new_key
@@ -66,6 +66,8 @@ def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
         explanation_html=render_markdown(parsed["explanation"]).html,
         sources=parsed["sources"],
         notes_ref=parsed["notes"],
+        scenario=parsed.get("scenario", ""),
+        cluster=parsed.get("cluster", ""),
         data=data,
         origin=origin,
         content_hash=digest,

@@ -1,7 +1,7 @@
 from django import forms
 
 from .schema import SUBTOPIC_LABELS, SUBTOPICS
-from .services import EXAM_SIZES, PRACTICE_SIZES
+from .services import CCAF_PER_SCENARIO, CCAF_SCENARIOS_PER_EXAM, EXAM_SIZES, PRACTICE_SIZES
 
 
 class PracticeForm(forms.Form):
@@ -31,4 +31,20 @@ class ExamForm(forms.Form):
         choices=[(n, f"{n} questions ({2 * n} minutes)") for n in EXAM_SIZES],
         coerce=int,
         initial=30,
+    )
+
+
+class CcafForm(forms.Form):
+    per_scenario = forms.TypedChoiceField(
+        label="Items per scenario",
+        choices=[
+            (
+                n,
+                f"{n} each: {n * CCAF_SCENARIOS_PER_EXAM} questions, "
+                f"{2 * n * CCAF_SCENARIOS_PER_EXAM} min",
+            )
+            for n in CCAF_PER_SCENARIO
+        ],
+        coerce=int,
+        initial=CCAF_PER_SCENARIO[-1],
     )

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from studyapp.agentloop import catalogue
+from studyapp.agentloop import bounded, catalogue
 
 MAX_JSON_CHARS = 5000
 
@@ -122,13 +122,11 @@ def parse_answer(spec: dict, post: Any) -> dict:
 
 
 def parse_json(text: str) -> Any:
+    """The candidate's JSON, within the bounded parser's answer limits (depth, count, keys)."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise AnswerError(
-            f"That is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}. "
-            "Fix it and submit again; it has not been marked."
-        ) from None
+        return bounded.loads_json(text, bounded.JSON_ANSWER, what="Your answer")
+    except bounded.LimitError as e:
+        raise AnswerError(f"{e} Fix it and submit again; it has not been marked.") from None
 
 
 def grade(spec: dict, answer: dict) -> Graded:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 import secrets
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from .owners import OwnedQuerySet
+from core.owners import OwnedModel, OwnedQuerySet
+
 from .schema import FAMILIES, KINDS, SUBTOPIC_LABELS, SUBTOPICS
 
 
@@ -56,6 +56,10 @@ class Question(models.Model):
     explanation_html = models.TextField()
     sources = models.JSONField(default=list)
     notes_ref = models.CharField(max_length=120)
+    #: One of the exam's six scenarios (quizzes.scenarios), "general", or blank (not tagged).
+    scenario = models.CharField(max_length=40, blank=True, default="")
+    #: Items testing the same fact share a cluster; one exam draws at most one of them.
+    cluster = models.SlugField(max_length=60, blank=True, default="")
     data = models.JSONField(default=dict, blank=True)
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.FILE)
     content_hash = models.CharField(max_length=64)
@@ -122,16 +126,37 @@ class Option(models.Model):
         return self.text[:60]
 
 
-class Attempt(models.Model):
+def closed_attempt_q(prefix: str = "", now=None) -> Q:
+    """The one rule of exam integrity, as a filter on attempts (``prefix`` reaches them through a
+    relation, e.g. ``"attempt__"``): practice answers count as soon as they are given (each gets
+    its feedback at once), an exam's only once it is submitted or past its deadline. Nothing else
+    (retakes, "missed last time", FSRS, statistics, the dashboard) may read an open exam."""
+    now = now or timezone.now()
+    return (
+        Q(**{f"{prefix}mode": "practice"})
+        | Q(**{f"{prefix}submitted_at__isnull": False})
+        | Q(**{f"{prefix}deadline__lte": now})
+    )
+
+
+class AttemptQuerySet(OwnedQuerySet):
+    def closed(self, now=None):
+        """Attempts whose answers other features may read (see ``closed_attempt_q``)."""
+        return self.filter(closed_attempt_q(now=now))
+
+
+class Attempt(OwnedModel):
     class Mode(models.TextChoices):
         PRACTICE = "practice"
         EXAM = "exam"
 
+    class Format(models.TextChoices):
+        TOPIC = "topic", "Topic mock"
+        CCAF = "ccaf", "CCA-F format"
+
     mode = models.CharField(max_length=10, choices=Mode.choices)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
-    )
-    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
+    #: For exams: a topic quiz drawn by subtopic weight, or the CCA-F scenario format.
+    exam_format = models.CharField(max_length=10, choices=Format.choices, default=Format.TOPIC)
     seed = models.BigIntegerField()
     started_at = models.DateTimeField(default=timezone.now)
     deadline = models.DateTimeField(null=True, blank=True)
@@ -140,7 +165,7 @@ class Attempt(models.Model):
     score = models.FloatField(null=True, blank=True)
     retake_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
 
-    objects = OwnedQuerySet.as_manager()
+    objects = AttemptQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["user", "mode", "started_at"])]
@@ -162,6 +187,16 @@ class Attempt(models.Model):
     def is_expired(self, now=None) -> bool:
         return self.deadline is not None and (now or timezone.now()) >= self.deadline
 
+    def is_closed(self, now=None) -> bool:
+        """May other features read this attempt's answers? (the rule of ``closed_attempt_q``)"""
+        return self.mode == self.Mode.PRACTICE or self.is_submitted or self.is_expired(now)
+
+
+class ResponseQuerySet(models.QuerySet):
+    def released(self, now=None):
+        """Answers other features may use: answered, in an attempt that is closed."""
+        return self.filter(closed_attempt_q("attempt__", now), answered_at__isnull=False)
+
 
 class Response(models.Model):
     """A learner's answer to one question (version) in one attempt: one row per pair."""
@@ -175,6 +210,8 @@ class Response(models.Model):
     families = models.JSONField(default=list, blank=True)  # traps the chosen answer fell into
     flagged = models.BooleanField(default=False)
     answered_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ResponseQuerySet.as_manager()
 
     class Meta:
         ordering = ["position"]

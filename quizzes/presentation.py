@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+from core.today import feedback_line as today_line
 from studyapp.agentloop import catalogue, models
-from studyapp.today import feedback_line as today_line
 
 from . import grading
 from .models import Question
@@ -17,16 +17,21 @@ def _rng(seed: int, question: Question) -> random.Random:
     return random.Random(f"{seed}:{question.slug}")
 
 
-def present(question: Question, seed: int, answer: dict | None = None) -> dict:
-    """Template context for a question's inputs, with the learner's own saved answer if any."""
-    rng = _rng(seed, question)
-    options = list(question.options.all())
-    answer = answer or {}
-    ctx: dict = {"kind": question.kind, "answer": answer}
+def _shown_order(question: Question, options: list, rng: random.Random) -> list:
+    """Choices in the order the learner saw them (and sees them again in the feedback)."""
     if question.kind == "truefalse":
         options.sort(key=lambda o: o.text != "True")
     elif question.kind in ("single", "multiple", "next_action"):
         rng.shuffle(options)
+    return options
+
+
+def present(question: Question, seed: int, answer: dict | None = None) -> dict:
+    """Template context for a question's inputs, with the learner's own saved answer if any."""
+    rng = _rng(seed, question)
+    options = _shown_order(question, list(question.options.all()), rng)
+    answer = answer or {}
+    ctx: dict = {"kind": question.kind, "answer": answer}
     chosen = set(answer.get("choices", [])) | {answer.get("choice")}
     ctx["choices"] = [
         {"key": o.key, "html": o.text_html, "checked": o.key in chosen} for o in options
@@ -84,14 +89,21 @@ def response_view(response: dict) -> dict:
     }
 
 
-def feedback(question: Question, answer: dict, score: float | None) -> dict:
-    """Everything the learner earns after answering: the key and the why of every option."""
+def feedback(
+    question: Question, answer: dict, score: float | None, seed: int | None = None
+) -> dict:
+    """Everything the learner earns after answering: the key and the why of every option.
+
+    With the attempt's ``seed``, choices come in the order the learner saw them.
+    """
     options = list(question.options.all())
     ctx: dict = {"score": score, "percent": round(100 * (score or 0))}
     today_id = (question.data or {}).get("today")
     if today_id in models.CHANGES:  # generated now, from the catalogue
         ctx["today"] = {"id": today_id, "line": today_line(today_id)}
     if question.kind in ("single", "multiple", "truefalse", "next_action"):
+        if seed is not None:
+            options = _shown_order(question, options, _rng(seed, question))
         chosen = set(answer.get("choices", [])) | {answer.get("choice")}
         right = None
         if question.kind == "next_action":

@@ -14,7 +14,9 @@ from typing import Any
 
 import yaml
 
-from studyapp.agentloop import catalogue, models
+from studyapp.agentloop import bounded, catalogue, models
+
+from .scenarios import SCENARIO_CHOICES
 
 KINDS = (
     "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
@@ -67,10 +69,13 @@ FAMILIES: dict[str, str] = {
     "invented-api": "relies on something that does not exist, such as an Agent SDK run()",
     "over-engineered": "adds machinery where a parameter or a line of code fixes the cause",
     "misread-contract": "gets a field name, shape, default or limit of the API wrong",
+    "scripted-flow": "hard-codes the sequence of tool calls, or ends the loop on a planned step, "
+    "instead of letting the model decide from each result",
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NOTES_RE = re.compile(r"^[a-z0-9-]+#[a-z0-9-]+$")
-MAX_BYTES = 2_000_000
+# A bank file or an import: room for our own export of the whole bank (about 3 MB as Moodle XML).
+MAX_BYTES = bounded.IMPORT.max_bytes
 
 
 class SchemaError(ValueError):
@@ -120,6 +125,23 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def _as_loaded(value: Any) -> Any:
+    """Plain data shaped as the loader returns it (mappings that know a line, lists not tuples)."""
+    if isinstance(value, dict):
+        d = _LineDict((k, _as_loaded(v)) for k, v in value.items())
+        d.line = 1
+        return d
+    if isinstance(value, list | tuple):
+        return [_as_loaded(v) for v in value]
+    return value
+
+
+def check_question(question: dict, file: str = "<data>") -> tuple[dict | None, list[Problem]]:
+    """Validate one question given as data (an import's mapped question), with the checks
+    ``parse_text`` runs on a file, without writing it out as YAML and reading it back."""
+    return _check_question(file, _as_loaded(question), 0)
 
 
 class _Checker:
@@ -198,6 +220,19 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         "data": {},
         "line": q.line,
     }
+    # Optional tags, kept out of the parsed form when absent so untagged items keep their hash.
+    scenario = q.get("scenario")
+    if scenario is not None:
+        if scenario not in SCENARIO_CHOICES:
+            c.err(f"scenario must be one of {', '.join(SCENARIO_CHOICES)} (got {scenario!r})")
+        else:
+            out["scenario"] = scenario
+    cluster = q.get("cluster")
+    if cluster is not None:
+        if not isinstance(cluster, str) or not SLUG_RE.match(cluster) or len(cluster) > 60:
+            c.err("cluster must be a slug (lowercase letters, digits, hyphens; at most 60)")
+        else:
+            out["cluster"] = cluster
     if kind in CHOICE_KINDS and kind != "next_action":
         _check_options(c, q, kind, out)
     elif kind == "next_action":
@@ -229,6 +264,8 @@ def _option_list(c: _Checker, q: dict, key: str, low: int, high: int) -> list:
         return []
     if not low <= len(items) <= high:
         c.err(f"{key} must have {low} to {high} entries (has {len(items)})")
+        if len(items) > 4 * high:
+            return []  # far too many: the count is the problem, checking each says nothing more
     good = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):
@@ -433,11 +470,11 @@ def _check_fix(c: _Checker, q: dict, out: dict) -> None:
 def parse_text(text: str, file: str = "<text>") -> Result:
     """Validate the YAML text of one bank file."""
     result = Result()
-    if len(text.encode()) > MAX_BYTES:
-        result.problems.append(Problem(file, 0, "", "the file is larger than 2 MB"))
-        return result
     try:
-        doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        doc = bounded.load_yaml(text, bounded.IMPORT, what="the file", loader=_Loader)
+    except bounded.LimitError as e:
+        result.problems.append(Problem(file, e.line, "", str(e)))
+        return result
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 0

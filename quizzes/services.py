@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
+
+from core.owners import Owner
 
 from . import grading
 from .models import Attempt, Question, Response
-from .owners import Owner
+from .scenarios import SCENARIOS
 from .schema import SUBTOPICS
 
 #: Share of a mock exam per subtopic, in percent, following the weight of each in the topic.
@@ -33,7 +35,10 @@ BLUEPRINT: dict[str, int] = {
 }
 SECONDS_PER_QUESTION = 120
 EXAM_SIZES = (5, 10, 20, 30, 60)
-PRACTICE_SIZES = (5, 10, 20)
+PRACTICE_SIZES = (5, 10, 15, 20, 40)
+#: The CCA-F format: 4 of the 6 scenarios per sitting, the same number of items in each.
+CCAF_SCENARIOS_PER_EXAM = 4
+CCAF_PER_SCENARIO = (5, 8)
 
 
 class SelectionError(ValueError):
@@ -51,26 +56,69 @@ def allocate(n: int, weights: dict[str, int]) -> dict[str, int]:
     return counts
 
 
-def draw_exam(pool: list[tuple[int, str]], n: int, rng: random.Random) -> list[int]:
-    """Pick n question ids from (id, subtopic) pairs following the blueprint."""
+def _one_per_cluster(ids: list[int], clusters: dict[int, str], taken: set[str]) -> list[int]:
+    """Keep ids in order, dropping any whose cluster is already in ``taken`` (updated)."""
+    kept = []
+    for qid in ids:
+        cluster = clusters.get(qid, "")
+        if cluster and cluster in taken:
+            continue
+        if cluster:
+            taken.add(cluster)
+        kept.append(qid)
+    return kept
+
+
+def draw_exam(pool: list[tuple], n: int, rng: random.Random) -> list[int]:
+    """Pick n question ids from (id, subtopic[, cluster]) rows following the blueprint.
+
+    Items of one redundancy cluster cue each other, so an exam holds at most one of them.
+    """
+    clusters = {row[0]: (row[2] if len(row) > 2 else "") for row in pool}
     by_topic: dict[str, list[int]] = {}
-    for qid, topic in sorted(pool):
+    for qid, topic, *_ in sorted(pool):
         by_topic.setdefault(topic, []).append(qid)
     chosen: list[int] = []
+    taken: set[str] = set()
     for topic, k in allocate(n, BLUEPRINT).items():
-        ids = by_topic.get(topic, [])
-        chosen += rng.sample(ids, min(k, len(ids)))
-    leftover = sorted(set(q for q, _ in pool) - set(chosen))
+        ids = list(by_topic.get(topic, []))
+        rng.shuffle(ids)
+        chosen += _one_per_cluster(ids, clusters, taken)[:k]
     if len(chosen) < n:  # a thin subtopic: fill from the rest of the bank
-        chosen += rng.sample(leftover, min(n - len(chosen), len(leftover)))
+        leftover = sorted(set(clusters) - set(chosen))
+        rng.shuffle(leftover)
+        chosen += _one_per_cluster(leftover, clusters, taken)[: n - len(chosen)]
     rng.shuffle(chosen)
     return chosen
 
 
+def draw_ccaf(pool: list[tuple[int, str, str]], per_scenario: int, rng: random.Random) -> list[int]:
+    """The CCA-F draw from (id, scenario, cluster) rows: 4 of the scenarios that have enough
+    items, ``per_scenario`` items from each, grouped by scenario, one item per cluster."""
+    by_scenario: dict[str, list[int]] = {}
+    clusters: dict[int, str] = {}
+    for qid, scenario, cluster in sorted(pool):
+        by_scenario.setdefault(scenario, []).append(qid)
+        clusters[qid] = cluster
+    eligible = sorted(s for s, ids in by_scenario.items() if len(ids) >= per_scenario)
+    if len(eligible) < CCAF_SCENARIOS_PER_EXAM:
+        raise SelectionError(
+            f"A CCA-F format exam needs {CCAF_SCENARIOS_PER_EXAM} scenarios with at least "
+            f"{per_scenario} single-choice items each; the bank has {len(eligible)}."
+        )
+    picked = rng.sample(eligible, CCAF_SCENARIOS_PER_EXAM)
+    taken: set[str] = set()
+    chosen: list[int] = []
+    for scenario in picked:
+        ids = list(by_scenario[scenario])
+        rng.shuffle(ids)
+        chosen += _one_per_cluster(ids, clusters, taken)[:per_scenario]
+    return chosen
+
+
 def _history(owner: Owner):
-    return Response.objects.filter(
-        attempt__in=Attempt.objects.owned_by(owner), answered_at__isnull=False
-    )
+    # Only closed attempts: an open exam's answers must not leak through "missed last time".
+    return Response.objects.released().filter(attempt__in=Attempt.objects.owned_by(owner))
 
 
 def practice_pool(owner: Owner, *, subtopics: list[str], which: str) -> list[int]:
@@ -128,11 +176,24 @@ def practice_start(*, owner: Owner, subtopics: list[str], which: str, count: int
     seed = random.SystemRandom().randrange(2**53)
     rng = random.Random(seed)
     ids = rng.sample(sorted(pool), min(count, len(pool)))
-    return attempt_start(owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed)
+    attempt = attempt_start(owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed)
+    attempt.asked_for = count  # the view says so when fewer were available
+    return attempt
+
+
+def fewer_than_asked(asked: int, got: int, which: str) -> str:
+    """The message shown when a practice set is smaller than the size the learner chose."""
+    if got >= asked:
+        return ""
+    what = {"unseen": "unseen", "missed": "missed"}.get(which, "matching")
+    return (
+        f"You asked for {asked} {what} questions; only {got} "
+        f"{'is' if got == 1 else 'are'} available, so this set has {got}."
+    )
 
 
 def exam_start(*, owner: Owner, count: int, seed: int | None = None) -> Attempt:
-    pool = list(Question.objects.published().values_list("id", "subtopic"))
+    pool = list(Question.objects.published().values_list("id", "subtopic", "cluster"))
     if not pool:
         raise SelectionError("The question bank is empty: run manage.py loadcontent.")
     seed = seed if seed is not None else random.SystemRandom().randrange(2**53)
@@ -140,7 +201,41 @@ def exam_start(*, owner: Owner, count: int, seed: int | None = None) -> Attempt:
     return attempt_start(owner=owner, mode=Attempt.Mode.EXAM, question_ids=ids, seed=seed)
 
 
+def ccaf_pool() -> list[tuple[int, str, str]]:
+    """Published single-choice items inside one of the six scenarios, with exactly one correct
+    option and three distractors (the exam's item shape)."""
+    rows = (
+        Question.objects.published()
+        .filter(kind="single", scenario__in=list(SCENARIOS))
+        .annotate(
+            n_options=Count("options"), n_correct=Count("options", filter=Q(options__correct=True))
+        )
+        .filter(n_options=4, n_correct=1)
+        .values_list("id", "scenario", "cluster")
+    )
+    return list(rows)
+
+
+def ccaf_exam_start(*, owner: Owner, per_scenario: int, seed: int | None = None) -> Attempt:
+    """A CCA-F format mock: 4 of the 6 scenarios, their items grouped, 2 minutes per item."""
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**53)
+    ids = draw_ccaf(ccaf_pool(), per_scenario, random.Random(seed))
+    attempt = attempt_start(owner=owner, mode=Attempt.Mode.EXAM, question_ids=ids, seed=seed)
+    attempt.exam_format = Attempt.Format.CCAF
+    attempt.save(update_fields=["exam_format"])
+    return attempt
+
+
+class AttemptOpen(SelectionError):
+    """The exam is still open: nothing may be drawn from its answers yet."""
+
+
 def exam_retake_missed(*, owner: Owner, attempt: Attempt) -> Attempt:
+    if not attempt.is_closed():
+        # A retake of the questions currently wrong would tell the candidate which ones they are.
+        raise AttemptOpen("Submit this exam first: a retake is drawn from a finished exam.")
+    if not attempt.is_submitted:  # past its deadline: close it as the results page would
+        attempt = attempt_submit(attempt=attempt)
     missed = list(
         attempt.responses.exclude(is_correct=True).order_by("position")
         .values_list("question__slug", flat=True)
@@ -150,8 +245,9 @@ def exam_retake_missed(*, owner: Owner, attempt: Attempt) -> Attempt:
     ids = list(Question.objects.current().filter(slug__in=missed).values_list("id", flat=True))
     seed = random.SystemRandom().randrange(2**53)
     random.Random(seed).shuffle(ids)
+    # A retake is practice on what was missed: feedback at once, and never counted as an exam.
     return attempt_start(
-        owner=owner, mode=Attempt.Mode.EXAM, question_ids=ids, seed=seed, retake_of=attempt
+        owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed, retake_of=attempt
     )
 
 
@@ -165,24 +261,42 @@ class Saved:
     graded: grading.Graded | None
 
 
-def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
-    """Grade and store an answer. Practice keeps the first answer; exams keep the last."""
-    attempt = response.attempt
-    now = timezone.now()
-    if attempt.is_submitted:
+def _lock_open(attempt_id: int, now) -> Attempt:
+    """Lock the attempt's row for this transaction and check it still takes changes.
+
+    A save and a submit both take this lock (``attempt_submit`` locks the same row), so a save
+    either lands before the score is computed or is refused: never stored after submission.
+    """
+    locked = Attempt.objects.select_for_update().get(pk=attempt_id)
+    if locked.is_submitted:
         raise AttemptClosed("This attempt was already submitted; answers can no longer change.")
-    if attempt.is_expired(now):
-        attempt_submit(attempt=attempt)
-        raise AttemptClosed(
-            "Time ran out, so this answer was not saved. Your exam has been submitted with "
-            "the answers saved before the deadline."
-        )
+    if locked.is_expired(now):
+        raise _Expired
+    return locked
+
+
+class _Expired(Exception):
+    pass
+
+
+_TIME_RAN_OUT = (
+    "Time ran out, so this answer was not saved. Your exam has been submitted with "
+    "the answers saved before the deadline."
+)
+
+
+def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
+    """Grade and store an answer. Practice keeps the first answer; exams keep the last.
+
+    The checks that the attempt is still open run inside the write's transaction, on a fresh
+    row under lock: the ``response.attempt`` a view loaded may already be out of date.
+    """
+    if response.attempt.is_submitted:
+        raise AttemptClosed("This attempt was already submitted; answers can no longer change.")
     if lock_after_first and response.answered:
         return Saved(response, None)  # a double submit changes nothing
-    graded = grading.grade(response.question.grading_spec(), answer)
-    updated = Response.objects.filter(pk=response.pk)
-    if lock_after_first:
-        updated = updated.filter(answered_at__isnull=True)
+    graded = grading.grade(response.question.grading_spec(), answer)  # pure; outside the lock
+    now = timezone.now()
     fields = {
         "answer": answer,
         "score": graded.score,
@@ -190,12 +304,44 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
         "families": graded.families,
         "answered_at": now,
     }
-    if not updated.update(**fields):  # another request answered first: show what it stored
+    updated = Response.objects.filter(pk=response.pk)
+    if lock_after_first:
+        updated = updated.filter(answered_at__isnull=True)
+    if response.attempt.mode == Attempt.Mode.PRACTICE:
+        # No deadline and no score to race: one conditional UPDATE is the whole check.
+        stored = updated.filter(attempt__submitted_at__isnull=True).update(**fields)
+    else:
+        try:
+            with transaction.atomic():
+                _lock_open(response.attempt_id, now)
+                stored = updated.update(**fields)
+        except _Expired:
+            attempt_submit(attempt=response.attempt)
+            raise AttemptClosed(_TIME_RAN_OUT) from None
+        except AttemptClosed:
+            response.attempt.refresh_from_db()
+            raise
+    if not stored:  # another request answered first: show what it stored
         response.refresh_from_db(fields=list(fields))
         return Saved(response, None)
     for name, value in fields.items():
         setattr(response, name, value)
     return Saved(response, graded)
+
+
+def response_flag(*, response: Response) -> Response:
+    """Toggle a flag, only while the exam is open (same lock and checks as a save)."""
+    try:
+        with transaction.atomic():
+            _lock_open(response.attempt_id, timezone.now())
+            rows = Response.objects.filter(pk=response.pk)
+            flagged = not rows.values_list("flagged", flat=True).get()
+            rows.update(flagged=flagged)
+    except _Expired:
+        attempt_submit(attempt=response.attempt)
+        raise AttemptClosed("Time ran out; flags can no longer change.") from None
+    response.flagged = flagged
+    return response
 
 
 def attempt_submit(*, attempt: Attempt) -> Attempt:
@@ -230,6 +376,22 @@ def family_report(responses: list[Response]) -> list[dict]:
         if fell[f]
     ]
     return sorted(rows, key=lambda r: (-r["rate"], -r["fell"], r["family"]))
+
+
+def scenario_report(responses: list[Response]) -> list[dict]:
+    """Score per scenario, in the order the exam showed them."""
+    from .scenarios import label
+
+    rows: dict[str, dict] = {}
+    for r in responses:
+        slug = r.question.scenario or "general"
+        row = rows.setdefault(slug, {"scenario": slug, "label": label(slug), "n": 0, "score": 0.0})
+        row["n"] += 1
+        row["score"] += r.score or 0
+    for row in rows.values():
+        row["right"] = row["score"]
+        row["percent"] = round(100 * row["score"] / row["n"])
+    return list(rows.values())
 
 
 def subtopic_report(responses: list[Response]) -> list[dict]:

@@ -408,7 +408,7 @@ def load_report(which: str = "first", size: int | None = None) -> Report:
     from .models import Question, Response
 
     latest_key = f"quizstats:latest:{which}:{size}"
-    max_age = getattr(settings, "STATS_MAX_AGE", 300)
+    max_age = settings.STATS_MAX_AGE
     latest = cache.get(latest_key)
     if latest is not None and max_age and time.time() - latest.computed_at < max_age:
         return latest

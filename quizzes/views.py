@@ -9,13 +9,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from progress.hooks import practice_answered
+from core.owners import get_owner
 
 from . import grading, presentation, services
-from .forms import SUBTOPIC_LABELS, ExamForm, PracticeForm
+from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
-from .owners import get_owner
+from .scenarios import SCENARIOS
+from .scenarios import label as scenario_label
 from .schema import FAMILIES
+from .signals import practice_answered
 
 
 def _attempt(request: HttpRequest, pk: int, mode: str) -> Attempt:
@@ -35,10 +37,33 @@ def _response(attempt: Attempt, position: int) -> Response:
 def _navigator(attempt: Attempt) -> list[dict]:
     # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
     prefix = reverse("quizzes:exam_question", args=[attempt.pk, 1]).removesuffix("1/")
-    rows = list(attempt.responses.values("position", "answered_at", "flagged"))
+    rows = list(
+        attempt.responses.values("position", "answered_at", "flagged", "question__scenario")
+    )
     for row in rows:
         row["url"] = f"{prefix}{row['position']}/"
+        row["scenario"] = scenario_label(row.pop("question__scenario"))
     return rows
+
+
+def _brief(attempt: Attempt, response: Response, nav: list[dict]) -> dict | None:
+    """The scenario brief shown with a CCA-F item, open on the first item of its scenario."""
+    if attempt.exam_format != Attempt.Format.CCAF:
+        return None
+    scenario = SCENARIOS.get(response.question.scenario)
+    if scenario is None:
+        return None
+    order = []
+    for row in nav:
+        if row["scenario"] not in order:
+            order.append(row["scenario"])
+    previous = nav[response.position - 2]["scenario"] if response.position > 1 else None
+    return {
+        "scenario": scenario,
+        "number": order.index(scenario.title) + 1 if scenario.title in order else 1,
+        "of": len(order),
+        "first": previous != scenario.title,
+    }
 
 
 # --- practice -------------------------------------------------------------------------------
@@ -46,7 +71,10 @@ def _navigator(attempt: Attempt) -> list[dict]:
 
 @require_http_methods(["GET", "POST"])
 def practice_start(request):
-    form = PracticeForm(request.POST or None)
+    # "Practise this subtopic" links arrive with ?subtopic=<slug>; an unknown one is ignored.
+    wanted = request.GET.get("subtopic", "")
+    initial = {"subtopics": [wanted]} if wanted in SUBTOPIC_LABELS else {}
+    form = PracticeForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             attempt = services.practice_start(
@@ -58,6 +86,11 @@ def practice_start(request):
         except services.SelectionError as e:
             form.add_error(None, str(e))
         else:
+            note = services.fewer_than_asked(
+                form.cleaned_data["count"], attempt.question_count, form.cleaned_data["which"]
+            )
+            if note:
+                messages.info(request, note)
             return redirect("quizzes:practice_question", pk=attempt.pk, position=1)
     counts = Question.objects.published().subtopic_counts()
     return render(
@@ -81,7 +114,8 @@ def practice_question(request, pk: int, position: int):
             response = services.response_save(
                 response=response, answer=answer, lock_after_first=True
             ).response
-            practice_answered(request, response)  # certainty + the concept's FSRS review
+            # Progress listens: the stated certainty and the concept's FSRS review.
+            practice_answered.send(sender=Response, request=request, response=response)
             answer = response.answer
     ctx = {
         "attempt": attempt,
@@ -91,9 +125,14 @@ def practice_question(request, pk: int, position: int):
         "form_ctx": presentation.present(response.question, attempt.seed, answer),
         "position": position,
         "next_position": position + 1 if position < attempt.question_count else None,
+        "brief": {"scenario": SCENARIOS[response.question.scenario]}
+        if response.question.scenario in SCENARIOS
+        else None,
     }
     if response.answered:
-        ctx["fb"] = presentation.feedback(response.question, response.answer, response.score)
+        ctx["fb"] = presentation.feedback(
+            response.question, response.answer, response.score, seed=attempt.seed
+        )
     template = "quizzes/practice_question.html"
     if request.htmx and request.method == "POST":
         template += "#answer-area"
@@ -104,6 +143,14 @@ def practice_done(request, pk: int):
     attempt = _attempt(request, pk, Attempt.Mode.PRACTICE)
     responses = list(attempt.responses.select_related("question"))
     answered = [r for r in responses if r.answered]
+    last_answered = max((r.position for r in answered), default=0)
+    for r in responses:
+        # Passed over without an answer = skipped; after the last answer = never reached.
+        r.status = (
+            ("right" if r.is_correct else "partly" if r.score else "missed")
+            if r.answered
+            else ("skipped" if r.position < last_answered else "not reached")
+        )
     score = sum(r.score or 0 for r in answered)
     return render(
         request,
@@ -123,14 +170,21 @@ def practice_done(request, pk: int):
 
 @require_http_methods(["GET", "POST"])
 def exam_start(request):
-    form = ExamForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    ccaf = request.method == "POST" and request.POST.get("format") == "ccaf"
+    form = ExamForm(request.POST if request.method == "POST" and not ccaf else None)
+    ccaf_form = CcafForm(request.POST if ccaf else None)
+    if request.method == "POST" and (ccaf_form if ccaf else form).is_valid():
         try:
-            attempt = services.exam_start(
-                owner=get_owner(request), count=form.cleaned_data["count"]
-            )
+            if ccaf:
+                attempt = services.ccaf_exam_start(
+                    owner=get_owner(request), per_scenario=ccaf_form.cleaned_data["per_scenario"]
+                )
+            else:
+                attempt = services.exam_start(
+                    owner=get_owner(request), count=form.cleaned_data["count"]
+                )
         except services.SelectionError as e:
-            form.add_error(None, str(e))
+            (ccaf_form if ccaf else form).add_error(None, str(e))
         else:
             return redirect("quizzes:exam_question", pk=attempt.pk, position=1)
     owner = get_owner(request, create=False)
@@ -138,10 +192,14 @@ def exam_start(request):
     if owner.user is not None or owner.token:
         past = list(
             Attempt.objects.owned_by(owner)
-            .filter(mode=Attempt.Mode.EXAM)
+            .filter(mode=Attempt.Mode.EXAM, retake_of__isnull=True)
             .order_by("-started_at")[:10]
         )
-    return render(request, "quizzes/exam_start.html", {"form": form, "past": past})
+    return render(
+        request,
+        "quizzes/exam_start.html",
+        {"form": form, "ccaf_form": ccaf_form, "past": past, "scenarios": SCENARIOS.values()},
+    )
 
 
 def _closed_redirect(request, attempt: Attempt, message: str):
@@ -199,6 +257,7 @@ def exam_question(request, pk: int, position: int):
             step = -1 if target == "prev" else 1
             new = min(max(1, position + step), attempt.question_count)
             return redirect("quizzes:exam_question", pk=attempt.pk, position=new)
+    nav = _navigator(attempt)
     return render(
         request,
         "quizzes/exam_question.html",
@@ -208,7 +267,8 @@ def exam_question(request, pk: int, position: int):
             "question": response.question,
             "form_ctx": presentation.present(response.question, attempt.seed, answer),
             "error": error,
-            "nav": _navigator(attempt),
+            "nav": nav,
+            "brief": _brief(attempt, response, nav),
             "position": position,
             "seconds_left": attempt.seconds_left(),
         },
@@ -222,8 +282,11 @@ def exam_flag(request, pk: int, position: int):
     if attempt.is_submitted:
         return redirect("quizzes:exam_results", pk=attempt.pk)
     response = get_object_or_404(Response, attempt=attempt, position=position)
-    response.flagged = not response.flagged
-    response.save(update_fields=["flagged"])
+    response.attempt = attempt
+    try:
+        services.response_flag(response=response)
+    except services.AttemptClosed as e:
+        return _closed_redirect(request, attempt, str(e))
     if request.htmx:
         return render(
             request,
@@ -247,6 +310,11 @@ def exam_summary(request, pk: int):
         services.attempt_submit(attempt=attempt)
         return _closed_redirect(request, attempt, "Time ran out; your exam was submitted.")
     nav = _navigator(attempt)
+    stems = dict(
+        attempt.responses.values_list("position", "question__stem_html").order_by("position")
+    )
+    for row in nav:
+        row["stem"] = stems.get(row["position"], "")
     return render(
         request,
         "quizzes/exam_summary.html",
@@ -292,7 +360,7 @@ def exam_results(request, pk: int):
         {
             "response": r,
             "question": r.question,
-            "fb": presentation.feedback(r.question, r.answer or {}, r.score),
+            "fb": presentation.feedback(r.question, r.answer or {}, r.score, seed=attempt.seed),
             "rv": presentation.response_view(r.question.data["response"])
             if r.question.kind == "next_action"
             else None,
@@ -309,6 +377,9 @@ def exam_results(request, pk: int):
         row["description"] = FAMILIES.get(row["family"], "")
     ctx = {
         "attempt": attempt,
+        "scenarios": services.scenario_report(responses)
+        if attempt.exam_format == Attempt.Format.CCAF
+        else [],
         "subtopics": services.subtopic_report(responses),
         "subtopic_labels": SUBTOPIC_LABELS,
         "families": families,
@@ -330,10 +401,18 @@ def exam_retake(request, pk: int):
     attempt = _attempt(request, pk, Attempt.Mode.EXAM)
     try:
         new = services.exam_retake_missed(owner=get_owner(request), attempt=attempt)
+    except services.AttemptOpen as e:
+        messages.warning(request, str(e))
+        return redirect("quizzes:exam_summary", pk=attempt.pk)
     except services.SelectionError as e:
         messages.info(request, str(e))
         return redirect("quizzes:exam_results", pk=attempt.pk)
-    return redirect("quizzes:exam_question", pk=new.pk, position=1)
+    messages.info(
+        request,
+        f"Practice set of the {new.question_count} you missed, with feedback after each answer. "
+        "It is practice, so it does not count as a mock exam.",
+    )
+    return redirect("quizzes:practice_question", pk=new.pk, position=1)
 
 
 def traps(request):

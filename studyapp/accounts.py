@@ -18,4 +18,7 @@ def signup(request):
         if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
             target = "home"
         return redirect(target)
-    return render(request, "registration/signup.html", {"form": form})
+    target = request.POST.get("next") or request.GET.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+        target = ""
+    return render(request, "registration/signup.html", {"form": form, "next": target})

@@ -18,28 +18,13 @@ import time
 
 from django.conf import settings
 from django.core.cache import caches
-from django.core.exceptions import ImproperlyConfigured
 from django.shortcuts import render
-
-
-def parse_rate(name: str, value: str) -> tuple[int, int]:
-    """'10/300' → (10, 300): ten requests per 300 seconds; a bad value names the setting."""
-    count, _, seconds = value.partition("/")
-    try:
-        rate = (int(count), int(seconds))
-    except ValueError:
-        rate = (0, 0)
-    if rate[0] < 1 or rate[1] < 1:
-        raise ImproperlyConfigured(
-            f"{name} must look like 10/300 (requests per seconds), not {value!r}"
-        )
-    return rate
 
 
 def client_key(request) -> str:
     if request.user.is_authenticated:
         return f"u{request.user.pk}"
-    meta = getattr(settings, "RATELIMIT_IP_META", "REMOTE_ADDR")
+    meta = settings.RATELIMIT_IP_META
     # A proxy's X-Forwarded-For ends with the address it saw: the only part it vouches for.
     address = request.META.get(meta, "").split(",")[-1].strip()
     return f"ip{address or request.META.get('REMOTE_ADDR', '')}"
@@ -49,7 +34,7 @@ def hit(group: str, key: str, limit: int, period: int, now: float | None = None)
     """Count one request; return 0 if it is allowed, else the seconds until the window ends."""
     now = time.time() if now is None else now
     window = int(now // period)
-    cache = caches[getattr(settings, "RATELIMIT_CACHE", "default")]
+    cache = caches[settings.RATELIMIT_CACHE]
     name = f"ratelimit:{group}:{key}:{window}"
     cache.add(name, 0, timeout=period + 1)
     try:
@@ -67,9 +52,9 @@ class RateLimitMiddleware:
 
     def __init__(self, get_response):
         self.get_response = get_response
-        self.enabled = getattr(settings, "RATELIMIT_ENABLED", True)
-        self.methods = set(getattr(settings, "RATELIMIT_METHODS", ["POST"]))
-        self.groups = getattr(settings, "RATE_LIMITS", {})
+        self.enabled = settings.RATELIMIT_ENABLED
+        self.methods = set(settings.RATELIMIT_METHODS)
+        self.groups = settings.RATE_LIMITS
 
     def __call__(self, request):
         return self.get_response(request)

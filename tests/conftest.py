@@ -1,9 +1,28 @@
 """Fixtures shared by the whole suite."""
 
+import os
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
+from hypothesis import settings as hypothesis_settings
+
+# Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
+# HYPOTHESIS_PROFILE=ci). Tests set no max_examples of their own.
+hypothesis_settings.register_profile("dev", max_examples=15)
+hypothesis_settings.register_profile("ci", max_examples=400)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+API_KEY = "sk-ant-test-secret-never-shown-0123456789"
+ROOT = Path(__file__).resolve().parent.parent
+#: The environment of a production server, for tests of studyapp/settings.py.
+PRODUCTION = {
+    "DEBUG": "false",
+    "SECRET_KEY": "x9!-a-long-random-production-secret-key-with-many-characters-0192837465",
+    "ALLOWED_HOSTS": "loopcraft.example.com",
+}
 
 
 @pytest.fixture
@@ -26,6 +45,21 @@ def one_of_each(db):
     return {kind: make_question(kind) for kind in KIND_BODIES}
 
 
+@pytest.fixture(scope="module")
+def module_bank(django_db_setup, django_db_blocker):
+    """60 questions of every kind and subtopic, written once for the test module that asks.
+    Its tests may read them, not change them (each test's own writes are rolled back)."""
+    from quizzes.models import Question
+
+    from .factories import make_bank
+
+    with django_db_blocker.unblock():
+        questions = make_bank(60, prefix="m")
+    yield questions
+    with django_db_blocker.unblock():
+        Question.objects.filter(pk__in=[q.pk for q in questions]).delete()
+
+
 @pytest.fixture
 def learner(db, django_user_model):
     return django_user_model.objects.create_user("learner", password="pw-learner-123")
@@ -34,3 +68,156 @@ def learner(db, django_user_model):
 @pytest.fixture
 def other_learner(db, django_user_model):
     return django_user_model.objects.create_user("other", password="pw-other-123")
+
+
+@pytest.fixture
+def instructor(db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
+    user.groups.add(Group.objects.get(name="Instructors"))
+    return user
+
+
+@pytest.fixture
+def api(monkeypatch):
+    """A key is set and the SDK talks to a scripted fake; tests fill ``api.script``."""
+    from studyapp.agentloop import runner
+
+    from .fakes import FakeAPI
+
+    fake = FakeAPI([])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
+    return fake
+
+
+@pytest.fixture
+def production_env():
+    return dict(PRODUCTION)
+
+
+@pytest.fixture
+def settings_from_env(monkeypatch):
+    """Evaluate studyapp/settings.py afresh, in this process, under the given environment
+    (only what a test names: the suite's own test settings are cleared first)."""
+
+    def load(**env) -> dict:
+        for name in list(os.environ):
+            if name in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL") or name.startswith(
+                ("SECURE_", "WHITENOISE_", "RATELIMIT_")
+            ):
+                monkeypatch.delenv(name)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return runpy.run_path(str(ROOT / "studyapp" / "settings.py"))
+
+    return load
+
+
+MESSAGE = (
+    '{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": '
+    '[{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "stop_sequence": null, '
+    '"usage": {"input_tokens": 1, "output_tokens": 1}}'
+)
+
+
+def build_world() -> SimpleNamespace:
+    """One of everything a URL can point at, owned by ``world.users["learner"]``."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from authoring.models import ProblemReport
+    from core.owners import Owner
+    from quizzes import services
+    from studyapp.notes.loader import library as note_library
+    from studyapp.sandbox.library import library as run_library
+    from studyapp.sandbox.models import UploadedRun
+
+    from .factories import make_bank
+
+    users = get_user_model().objects
+    bank = make_bank(6)
+    learner = users.create_user("world-learner", password="pw-learner-123")
+    other_learner = users.create_user("world-other", password="pw-other-123")
+    instructor = users.create_user("world-instructor", password="pw-instr-123")
+    instructor.groups.add(Group.objects.get_or_create(name="Instructors")[0])
+    staff = users.create_user("world-staff", password="pw-staff-123", is_staff=True)
+    owner = Owner(learner, "")
+    practice = services.practice_start(owner=owner, subtopics=[], which="all", count=5)
+    exam = services.exam_start(owner=owner, count=5)
+    done = services.exam_start(owner=owner, count=5)
+    services.attempt_submit(attempt=done)
+    upload = UploadedRun.objects.create(
+        user=learner, title="mine", source="message", data=_upload_data(), size=10
+    )
+    world = SimpleNamespace(
+        users={
+            "anonymous": None,
+            "learner": learner,
+            "other": other_learner,
+            "instructor": instructor,
+            "staff": staff,
+        },
+        practice=practice,
+        exam=exam,
+        done=done,
+        upload=upload,
+        slug=bank[0].slug,
+        report=ProblemReport.objects.create(question=bank[0], user=learner, text="typo"),
+        live=_live(learner),
+        run=sorted(run_library().runs())[0],
+        note=sorted(note_library().notes())[0],
+    )
+    world.bank = bank
+    return world
+
+
+@pytest.fixture
+def world(db):
+    """A fresh world for this test (tests/test_access_matrix.py says who may open what)."""
+    return build_world()
+
+
+@pytest.fixture(scope="module")
+def _module_world(django_db_setup, django_db_blocker):
+    from django.contrib.auth import get_user_model
+    from django.core.cache import caches
+
+    from authoring.models import ProblemReport
+    from quizzes.models import Question
+
+    with django_db_blocker.unblock():
+        world = build_world()
+    yield world
+    with django_db_blocker.unblock():
+        ProblemReport.objects.filter(question__in=world.bank).delete()
+        # The users' attempts, answers, uploads and runs go with them.
+        users = [u.pk for u in world.users.values() if u]
+        get_user_model().objects.filter(pk__in=users).delete()
+        Question.objects.filter(pk__in=[q.pk for q in world.bank]).delete()
+        for cache in caches.all():
+            cache.clear()
+
+
+@pytest.fixture
+def shared_world(db, _module_world):
+    """The world built once per test module, for modules whose every test only reads it (each
+    test's own writes are rolled back; none may change these Python objects)."""
+    return _module_world
+
+
+def _live(user):
+    from core.owners import Owner
+    from studyapp.agentloop import demo
+    from studyapp.sandbox import live
+
+    scenario = sorted(demo.SCENARIOS)[0]
+    options = {"model": "claude-haiku-5-5", "max_tokens": 1024}
+    return live.live_start(owner=Owner(user, ""), scenario=scenario, prompt="hi", options=options)
+
+
+def _upload_data() -> dict:
+    from studyapp.agentloop.transcript import parse_upload
+
+    return parse_upload(MESSAGE).to_dict()

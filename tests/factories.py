@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import textwrap
 
 from quizzes import bank, schema
-from quizzes.models import Question
+from quizzes.models import Option, Question
 
 COMMON = """
     subtopic: {subtopic}
@@ -116,18 +118,52 @@ def bank_yaml(kinds=tuple(KIND_BODIES), **kw) -> str:
     return "questions:\n" + "".join(question_yaml(k, **kw) for k in kinds)
 
 
-def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> Question:
-    result = schema.parse_text(
-        textwrap.dedent("questions:\n" + question_yaml(kind, slug, subtopic))
+def parse_question(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> dict:
+    """The parsed form of ``question_yaml(kind, slug, subtopic)``. The YAML and its checks run
+    once per kind; other slugs and subtopics are filled into a copy (test_factories proves
+    the copy equals a real parse)."""
+    slug = slug or f"t-{kind.replace('_', '-')}"
+    parsed = copy.deepcopy(_parsed_template(kind))
+    parsed.update(
+        slug=slug,
+        concept=slug,
+        subtopic=subtopic,
+        stem=f"Stem of {slug}",
+        explanation=f"General explanation of {slug}",
     )
+    return parsed
+
+
+@functools.cache
+def _parsed_template(kind: str) -> dict:
+    result = schema.parse_text(textwrap.dedent("questions:\n" + question_yaml(kind)))
     assert not result.problems, result.problems
-    return bank.save_question(result.questions[0])
+    return result.questions[0]
 
 
-def make_bank(n: int) -> list[Question]:
-    """n questions spread over kinds and subtopics."""
+def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reasons") -> Question:
+    return bank.save_question(parse_question(kind, slug, subtopic))
+
+
+def make_bank(n: int, prefix: str = "b") -> list[Question]:
+    """n questions (slugs ``<prefix>-0`` …) spread over kinds and subtopics, written in two
+    bulk inserts (the rows bank.save_question writes for a new slug: test_factories checks)."""
     kinds = list(KIND_BODIES)
-    return [
-        make_question(kinds[i % len(kinds)], f"b-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)])
+    built = [
+        bank._build(
+            parse_question(
+                kinds[i % len(kinds)], f"{prefix}-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)]
+            ),
+            1,
+            Question.Origin.FILE,
+        )
         for i in range(n)
     ]
+    questions = Question.objects.bulk_create(built)
+    options = []
+    for question, b in zip(questions, built, strict=True):
+        for o in b._pending_options:
+            o.question = question
+            options.append(o)
+    Option.objects.bulk_create(options)
+    return questions

@@ -7,30 +7,30 @@ Objects (attempts, uploads) belong to ``learner``; "other" is another signed-in 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from quizzes import services
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
-from studyapp.sandbox.library import library as run_library
 from studyapp.sandbox.models import UploadedRun
-from tests.factories import make_bank
 
 
 def _published(upload) -> str:
-    """Publish the world's upload (once) and return its share token."""
-    if not upload.share_token:
-        upload.share_token = "t" * 10 + "shared-link-token-for-tests"
-        upload.save(update_fields=["share_token"])
-    return upload.share_token
+    """Publish the world's upload and return its share token (saved in every test's own
+    transaction: the world may be shared by the module while each test rolls back)."""
+    token = "t" * 10 + "shared-link-token-for-tests"
+    type(upload).objects.filter(pk=upload.pk).update(share_token=token)
+    return token
 
 
 ROLES = ("anonymous", "learner", "other", "instructor", "staff")
+
+
+@pytest.fixture
+def world(shared_world):
+    """Every test here only reads the world: build it once for the module."""
+    return shared_world
 
 
 def url_names() -> list[str]:
@@ -145,6 +145,9 @@ MATRIX: dict[str, Row] = {
     "progress:review": Row(PUBLIC),
     "progress:review_start": Row(POST_ONLY),
     "progress:retention": Row(POST_ONLY),
+    "progress:study_ahead": Row(POST_ONLY),
+    "progress:flashcards": Row(PUBLIC),
+    "progress:anki_export": Row(PUBLIC),
     # Authoring, import/export and statistics: instructors and staff only
     # (tests/test_authoring_views.py covers their POSTs per role in depth).
     "author:index": Row(INSTRUCTOR),
@@ -166,65 +169,6 @@ MATRIX: dict[str, Row] = {
     # Anyone who meets a question may report a problem with it.
     "author:report_problem": Row(PUBLIC, lambda w: {"slug": w.slug}),
 }
-
-MESSAGE = (
-    '{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": '
-    '[{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "stop_sequence": null, '
-    '"usage": {"input_tokens": 1, "output_tokens": 1}}'
-)
-
-
-@pytest.fixture
-def world(db, learner, other_learner, django_user_model):
-    """One of everything a URL can point at, owned by ``learner``."""
-    from authoring.models import ProblemReport
-    from studyapp.notes.loader import library as note_library
-
-    bank = make_bank(6)
-    instructor = django_user_model.objects.create_user("instructor", password="pw-instr-123")
-    instructor.groups.add(Group.objects.get_or_create(name="Instructors")[0])
-    staff = django_user_model.objects.create_user("staff", password="pw-staff-123", is_staff=True)
-    owner = Owner(learner, "")
-    practice = services.practice_start(owner=owner, subtopics=[], which="all", count=5)
-    exam = services.exam_start(owner=owner, count=5)
-    done = services.exam_start(owner=owner, count=5)
-    services.attempt_submit(attempt=done)
-    upload = UploadedRun.objects.create(
-        user=learner, title="mine", source="message", data=_upload_data(), size=10
-    )
-    return SimpleNamespace(
-        users={
-            "anonymous": None,
-            "learner": learner,
-            "other": other_learner,
-            "instructor": instructor,
-            "staff": staff,
-        },
-        practice=practice,
-        exam=exam,
-        done=done,
-        upload=upload,
-        slug=bank[0].slug,
-        report=ProblemReport.objects.create(question=bank[0], user=learner, text="typo"),
-        live=_live(learner),
-        run=sorted(run_library().runs())[0],
-        note=sorted(note_library().notes())[0],
-    )
-
-
-def _live(user):
-    from studyapp.agentloop import demo
-    from studyapp.sandbox import live
-
-    scenario = sorted(demo.SCENARIOS)[0]
-    options = {"model": "claude-haiku-5-5", "max_tokens": 1024}
-    return live.live_start(owner=Owner(user, ""), scenario=scenario, prompt="hi", options=options)
-
-
-def _upload_data() -> dict:
-    from studyapp.agentloop.transcript import parse_upload
-
-    return parse_upload(MESSAGE).to_dict()
 
 
 def client_as(client, world, role):

@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 
 from authoring import forms, services
+from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.models import Question
-from quizzes.owners import Owner
 from tests.factories import KIND_BODIES, make_question
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def instructor(db, django_user_model):
-    user = django_user_model.objects.create_user("teach", password="pw-teach-123")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    return user
 
 
 @pytest.fixture

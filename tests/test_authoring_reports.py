@@ -1,12 +1,11 @@
 """Problem reports: learners (and anonymous visitors) report; instructors triage."""
 
 import pytest
-from django.contrib.auth.models import Group
 
 from authoring.models import ProblemReport
+from core.owners import Owner
 from quizzes import services as quiz_services
-from quizzes.models import Attempt
-from quizzes.owners import Owner
+from quizzes.models import Attempt, Question
 from tests.factories import make_bank, make_question
 
 pytestmark = pytest.mark.django_db
@@ -16,13 +15,6 @@ URL = "/author/questions/q1/report/"
 @pytest.fixture
 def question(db):
     return make_question("single", slug="q1")
-
-
-@pytest.fixture
-def instructor(django_user_model):
-    user = django_user_model.objects.create_user("teach")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    return user
 
 
 def test_an_anonymous_learner_reports_with_their_session_token(client, question):
@@ -41,6 +33,7 @@ def test_a_signed_in_learner_reports_under_their_name(client, learner, question)
 
 
 def test_the_report_keeps_the_version_the_learner_saw(client, question):
+    client.post("/practice/", {"which": "all", "count": 5})  # the learner meets version 1
     make_question("single", slug="q1")  # version 2 is now current
     client.post(URL, {"text": "Typo in the stem", "version": "1"})
     assert ProblemReport.objects.get().question.version == 1
@@ -123,7 +116,7 @@ def test_htmx_replaces_just_the_row(client, instructor, question):
     )
     html = response.content.decode()
     assert (
-        html.lstrip().startswith(f'<tr id="report-{report.pk}">') and "Dismissed by teach" in html
+        html.lstrip().startswith(f'<tr id="report-{report.pk}">') and "Dismissed by teacher" in html
     )
 
 
@@ -165,3 +158,34 @@ def test_reports_are_rate_limited_with_a_clear_429(client, question, settings):
         assert ProblemReport.objects.count() == 2
     finally:
         cache.clear()
+
+
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_an_old_version_never_met_is_not_shown_to_a_learner(client, learner, question, signed_in):
+    if signed_in:
+        client.force_login(learner)
+    q1 = Question.objects.get(slug="q1", version=1)
+    Question.objects.filter(pk=q1.pk).update(stem_html="OLD-STEM-SECRET")
+    make_question("single", slug="q1")  # version 2 is now current
+    html = client.get(URL + "?version=1").content.decode()
+    assert "OLD-STEM-SECRET" not in html
+    client.post(URL, {"text": "A typo in the stem", "version": "1"})
+    assert ProblemReport.objects.get().question.version == 2
+
+
+def test_a_draft_is_not_shown_and_takes_no_report_from_a_learner(client, question):
+    Question.objects.filter(slug="q1").update(status="draft", stem_html="DRAFT-STEM-SECRET")
+    response = client.get(URL)
+    assert response.status_code == 404 and "DRAFT-STEM-SECRET" not in response.content.decode()
+    assert client.post(URL, {"text": "typo"}).status_code == 404
+    assert not ProblemReport.objects.exists()
+
+
+def test_an_instructor_reads_any_version_and_drafts(client, instructor, question):
+    client.force_login(instructor)
+    Question.objects.filter(slug="q1").update(status="draft", stem_html="DRAFT-STEM")
+    assert "DRAFT-STEM" in client.get(URL + "?version=1").content.decode()
+
+
+def test_a_huge_version_number_is_the_current_version(client, question):
+    assert client.get(URL + "?version=" + "9" * 5000).status_code == 200

@@ -1,7 +1,10 @@
 """The mock exam: blueprint, a deadline held on the server, autosave, flags, results, review."""
 
+import json
 import random
+import re
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.utils import timezone
@@ -22,8 +25,8 @@ def start_exam(client, count=5):
 
 
 @pytest.fixture
-def bank(db):
-    return make_bank(60)
+def bank(db, module_bank):
+    return module_bank
 
 
 def test_allocate_splits_by_weight_and_sums_to_n():
@@ -89,15 +92,39 @@ def test_changing_an_answer_keeps_the_last_one(client, bank):
     assert Response.objects.filter(attempt=attempt, question=r.question).count() == 1
 
 
-def test_save_and_next_works_without_javascript(client, bank):
-    attempt = start_exam(client)
-    r = attempt.responses.select_related("question").get(position=1)
-    response = client.post(f"/exam/{attempt.pk}/q/1/", {**_right_answer(r.question), "go": "next"})
-    assert response["Location"] == f"/exam/{attempt.pk}/q/2/"
-    back = client.post(f"/exam/{attempt.pk}/q/2/", {"go": "prev"})
-    assert back["Location"] == f"/exam/{attempt.pk}/q/1/"  # moving on without answering is fine
-    html = client.get(f"/exam/{attempt.pk}/q/1/").content.decode()
-    assert "checked" in html or "selected" in html or "</textarea>" in html
+def assert_shows_answer(html: str, answer: dict) -> None:
+    """The page shows the saved answer in its inputs: each name checked, selected or typed."""
+    for name, value in answer.items():
+        if name == "choice":
+            assert f'value="{value}" checked' in html
+        elif name == "choices":
+            for key in value:
+                assert f'value="{key}" checked' in html
+        elif name == "text":
+            typed = re.search(r"<textarea name=\"text\"[^>]*>(.*?)</textarea>", html, re.S)
+            assert typed and json.loads(unescape(typed[1])) == json.loads(value)
+        else:  # pos-<key> or match-<key>: one <select> each
+            select = re.search(rf'<select name="{name}".*?</select>', html, re.S)
+            assert select and f'value="{value}" selected' in select[0], name
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix"],
+)
+def test_save_and_next_works_without_javascript(client, bank, kind):
+    attempt = start_exam(client, count=60)
+    r = (
+        attempt.responses.select_related("question")
+        .filter(question__kind=kind, position__lt=attempt.question_count)
+        .first()
+    )
+    n, answer = r.position, _right_answer(r.question)
+    response = client.post(f"/exam/{attempt.pk}/q/{n}/", {**answer, "go": "next"})
+    assert response["Location"] == f"/exam/{attempt.pk}/q/{n + 1}/"
+    back = client.post(f"/exam/{attempt.pk}/q/{n + 1}/", {"go": "prev"})
+    assert back["Location"] == f"/exam/{attempt.pk}/q/{n}/"  # moving on without answering is fine
+    assert_shows_answer(client.get(f"/exam/{attempt.pk}/q/{n}/").content.decode(), answer)
 
 
 def test_a_saved_answer_is_shown_again_but_never_the_key(client, bank):
@@ -165,8 +192,11 @@ def test_results_by_subtopic_family_and_a_filtered_review(client, bank):
     client.post(f"/exam/{attempt.pk}/submit/")
     page = client.get(f"/exam/{attempt.pk}/results/")
     html = page.content.decode()
-    assert "1.7%" in html and "1 right out of 60 (2 answered)" in html
-    assert "<strong>ends-on-text</strong>" in html and "Caught you 1 of the" in html
+    assert "2%</strong>" in html and "1.7%" not in html  # one way to write a share
+    assert "1 right out of 60 (2 answered)" in html
+    assert "Ending on the text</a></strong>" in html  # the trap in words, linked
+    assert re.search(r"Offered in \d+ questions; you chose it 1 time\.", html)
+    assert "of the 1 time" not in html
     assert "WHY-A-RIGHT" in html  # now earned: every option's why
     incorrect = client.get(f"/exam/{attempt.pk}/results/?show=incorrect").context["review"]
     assert [i["response"].position for i in incorrect] == [single.position]
@@ -189,7 +219,8 @@ def test_retake_the_ones_i_missed(client, bank):
     client.post(f"/exam/{attempt.pk}/submit/")
     response = client.post(f"/exam/{attempt.pk}/retake/")
     retake = Attempt.objects.latest("pk")
-    assert response["Location"] == f"/exam/{retake.pk}/q/1/"
+    assert response["Location"] == f"/practice/{retake.pk}/1/"  # practice, not a new exam
+    assert retake.mode == "practice"
     assert retake.question_count == 4 and retake.retake_of == attempt
     assert r.question_id not in set(retake.responses.values_list("question_id", flat=True))
 
@@ -242,8 +273,9 @@ def test_exam_pages_run_a_constant_number_of_queries(client, django_assert_num_q
     with django_assert_num_queries(5):
         client.get(url)
     answer = _right_answer(r.question)
-    # the same, + the answer's update
-    with django_assert_num_queries(6):
+    # the same, + the attempt's row lock and the answer's update (in the suite's outer
+    # transaction the save's own transaction adds a SAVEPOINT and its RELEASE)
+    with django_assert_num_queries(9):
         client.post(url, answer, headers={"HX-Request": "true"})
     client.post(f"/exam/{attempt.pk}/submit/")
     # session, attempt, responses + questions, options

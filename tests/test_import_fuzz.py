@@ -49,9 +49,9 @@ XML_BITS = [
 ]
 
 
-def fuzz(examples):
+def fuzz():
+    """As many examples as the Hypothesis profile says (tests/conftest.py)."""
     return settings(
-        max_examples=examples,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     )
@@ -73,19 +73,19 @@ def _preview(text, fmt):
         assert str(issue)
 
 
-@fuzz(400)
+@fuzz()
 @given(_noisy(GIFT_BITS))
 def test_fuzzed_gift_never_crashes(text):
     _preview(text, "gift")
 
 
-@fuzz(400)
+@fuzz()
 @given(_noisy(XML_BITS))
 def test_fuzzed_moodle_xml_never_crashes(text):
     _preview(text, "moodlexml")
 
 
-@fuzz(200)
+@fuzz()
 @given(st.text(max_size=300))
 def test_fuzzed_yaml_and_detection_never_crash(text):
     _preview(text, "auto")

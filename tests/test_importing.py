@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -22,13 +21,6 @@ FORM_DEFAULTS = {
     "default_source": "https://example.com/doc",
     "default_family": "misread-contract",
 }
-
-
-@pytest.fixture
-def instructor(django_user_model):
-    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    return user
 
 
 @pytest.fixture

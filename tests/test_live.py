@@ -8,20 +8,12 @@ import pytest
 from studyapp.agentloop import runner
 from studyapp.sandbox.models import LiveRun, LiveUsage, UploadedRun
 
-from .fakes import RATE_LIMITED, FakeAPI, reply, text, tool_use
+from .conftest import API_KEY
+from .fakes import RATE_LIMITED, reply, text, tool_use
 
 pytestmark = pytest.mark.django_db
 
-SECRET = "sk-ant-test-secret-never-shown-0123456789"
-
-
-@pytest.fixture
-def api(monkeypatch):
-    """Set a key and route the SDK to a fake; tests fill ``api.script``."""
-    fake = FakeAPI([])
-    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
-    return fake
+SECRET = API_KEY
 
 
 FORM = {

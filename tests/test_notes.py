@@ -152,8 +152,8 @@ def test_crafted_slugs_never_reach_the_file_system(slug, notes_dir, monkeypatch)
 
 
 def test_a_today_marker_renders_a_callout_generated_from_the_catalogue():
+    from core.rendering import render_markdown
     from studyapp.agentloop import models
-    from studyapp.rendering import render_markdown
 
     html = render_markdown("Intro\n\n[[today:forced-tool-choice]]\n", blocks=loader.BLOCKS).html
     change = models.CHANGES["forced-tool-choice"]

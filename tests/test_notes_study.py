@@ -239,7 +239,7 @@ def test_note_page_queries_do_not_grow_with_the_bank(
     expected = 5 if signed_in else 2  # session + user, then questions, options, reads
     with django_assert_num_queries(expected):
         client.get("/notes/stop-reasons/")
-    make_bank(40)
+    make_bank(40, prefix="more")
     with django_assert_num_queries(expected):
         html = client.get("/notes/stop-reasons/").content.decode()
     assert html.count('class="check-item"') == 3

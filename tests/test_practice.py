@@ -5,8 +5,8 @@ import re
 
 import pytest
 
+from core.owners import get_owner
 from quizzes.models import Attempt, Response
-from quizzes.owners import get_owner
 from quizzes.services import practice_start
 
 from .factories import make_bank
@@ -87,7 +87,11 @@ def test_a_wrong_answer_shows_the_trap_and_the_right_option(client, one_of_each)
     wrong = r.question.options.get(text="Option B")
     html = client.post(f"/practice/{attempt.pk}/{r.position}/", {"choice": wrong.key}).content
     html = html.decode()
-    assert "Not quite." in html and "The trap: <strong>ends-on-text</strong>" in html
+    assert (
+        "Not quite." in html
+        and "The trap: <strong>Ending on the text</strong>" in html
+        and "/traps/#trap-ends-on-text" in html
+    )
     assert "Right answer" in html and "WHY-A-RIGHT" in html
     r.refresh_from_db()
     assert r.families == ["ends-on-text"]
@@ -245,7 +249,7 @@ def test_get_owner_reuses_the_session_token(rf, db):
 
 
 def test_practice_start_service_seeds_attempts(one_of_each):
-    from quizzes.owners import Owner
+    from core.owners import Owner
 
     a = practice_start(owner=Owner(None, "tok"), subtopics=[], which="all", count=5)
     assert a.question_count == 5 and a.responses.count() == 5

@@ -5,10 +5,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db.models import F
 
+from core.owners import Owner, claim_all
 from progress import services
 from progress.models import ConceptCard, Confidence, ReviewLog, StudyPrefs
 from quizzes.models import Attempt, Question, Response
-from quizzes.owners import Owner
 from quizzes.services import attempt_start
 
 from .factories import make_question
@@ -172,7 +172,7 @@ def test_claiming_moves_cards_and_keeps_the_latest_where_both_have_one(learner):
     answer(ANON, q2, correct=False)  # newer than the account's card
     answer(ANON, solo)
     services.retention_set(owner=ANON, retention=0.85)
-    assert services.progress_claim(token=ANON.token, user=learner) == 2
+    assert claim_all(ANON.token, learner)["progress.ConceptCard"] == 2
     both = card(me, "both")
     assert both.last_review == NOW and both.logs.count() == 2
     assert card(me, "solo").reviews == 1
@@ -187,7 +187,7 @@ def test_claiming_keeps_the_accounts_newer_card_and_settings(learner):
     services.retention_set(owner=ANON, retention=0.81)
     answer(ANON, q2, at=NOW - timedelta(days=5))
     answer(me, q1)
-    assert services.progress_claim(token=ANON.token, user=learner) == 0
+    assert claim_all(ANON.token, learner)["progress.ConceptCard"] == 0
     kept = card(me, "both")
     assert kept.last_review == NOW and kept.logs.count() == 2
     assert services.retention_for(me) == 0.92 and StudyPrefs.objects.count() == 1

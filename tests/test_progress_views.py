@@ -136,7 +136,7 @@ def test_the_dashboard_shows_mastery_seen_and_due_weakest_first(client, guards_b
     rows = re.findall(r'<tr data-subtopic="([a-z-]+)">(.*?)</tr>', html, re.S)
     assert [slug for slug, _ in rows][:2] == ["guards", "tool-choice"]  # weakest first
     guards = dict(rows)["guards"]
-    assert "0%" in guards and "2 of 2" in guards
+    assert "25% <span" in guards and "0 of 2 right" in guards and "2 of 2" in guards
     assert "<td>1</td>" in guards  # one concept due
     assert re.search(r'id="due-total">2<', html)
     assert '<input type="hidden" name="subtopics" value="guards">' in html
@@ -238,7 +238,7 @@ def test_other_learners_never_see_my_progress(client, learner, other_learner, gu
     client.force_login(other_learner)
     html = client.get("/me/").content.decode()
     assert "Nothing to show yet" in html
-    assert "turn-cap" not in client.get("/review/").content.decode()
+    assert "Turn cap" not in client.get("/review/").content.decode()
 
 
 # --- review queue -------------------------------------------------------------------------
@@ -252,11 +252,11 @@ def test_a_missed_concept_is_due_tomorrow_then_reviewed_with_the_other_question(
     client.post(f"/practice/{attempt.pk}/1/", {"choice": option(r1, correct=False)})
     html = client.get("/review/").content.decode()
     assert "Nothing is due right now" in html
-    assert re.search(r"<strong>turn-cap</strong>: due <time[^>]*>tomorrow</time>", html)
+    assert re.search(r"<strong>Turn cap</strong>, due <time[^>]*>tomorrow</time>", html)
 
     days_pass(1.01)
     html = client.get("/review/").content.decode()
-    assert "Start reviewing" in html and "turn-cap" in html.split('id="due-list"')[1]
+    assert "Start reviewing" in html and "Turn cap" in html.split('id="due-list"')[1]
     started = client.post("/review/start/")
     review = Attempt.objects.order_by("-pk").first()
     assert started["Location"] == f"/practice/{review.pk}/1/"
@@ -329,8 +329,8 @@ def test_the_review_page_runs_the_same_queries_however_many_cards(
     # session, desired retention, the learner's cards
     with django_assert_num_queries(3):
         html = client.get("/review/").content.decode()
-    items = re.findall(r"<strong>(c-\d+)</strong>", html.split('id="due-list"')[1])
-    assert items == [f"c-{i}" for i in range(n_cards)]  # least stable, so most forgotten, first
+    items = re.findall(r"<strong>(C \d+)</strong>", html.split('id="due-list"')[1])
+    assert items == [f"C {i}" for i in range(n_cards)]  # least stable, so most forgotten, first
 
 
 def test_answering_adds_a_fixed_number_of_queries_for_the_review(

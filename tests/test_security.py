@@ -6,13 +6,18 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from studyapp.security import DEFAULT_POLICY, build_policy
-from tests.test_access_matrix import MATRIX, PRESENT, world  # noqa: F401 - fixture
-from tests.test_settings import PRODUCTION, _run
+from tests.test_access_matrix import MATRIX, PRESENT
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(shared_world):
+    """Every test here only reads the world: build it once for the module."""
+    return shared_world
 
 
 def directives(header: str) -> dict[str, list[str]]:
@@ -20,8 +25,8 @@ def directives(header: str) -> dict[str, list[str]]:
     return {p[0]: p[1:] for p in parts}
 
 
-def test_the_policy_allows_only_our_own_scripts_and_styles():
-    policy = directives(build_policy(DEFAULT_POLICY))
+def test_the_policy_allows_only_our_own_scripts_and_styles(client):
+    policy = directives(client.get("/").headers["Content-Security-Policy"])
     assert policy["script-src"] == ["'self'"]
     assert policy["style-src"] == ["'self'"]
     assert policy["object-src"] == ["'none'"]
@@ -57,7 +62,7 @@ class Scripts(HTMLParser):
 
 
 @pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].get["learner"] == 200])
-def test_every_page_sends_the_policy_and_needs_no_inline_script(world, name):  # noqa: F811
+def test_every_page_sends_the_policy_and_needs_no_inline_script(world, name):
     client = Client()
     client.force_login(world.users["learner"])
     response = client.get(MATRIX[name].url(name, world))
@@ -85,17 +90,13 @@ def test_htmx_is_told_not_to_inject_styles_or_eval(client):
     assert json.loads(config.group(1)) == {"includeIndicatorStyles": False, "allowEval": False}
 
 
-def test_production_cookies_are_secure_and_http_only():
-    code = (
-        "from django.conf import settings as s; "
-        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY, "
-        "s.CSRF_COOKIE_HTTPONLY, s.SECURE_SSL_REDIRECT, s.SECURE_HSTS_SECONDS > 0)"
-    )
-    result = _run("shell", "-c", code, **PRODUCTION)
-    assert result.stdout.splitlines()[-1].split() == ["True"] * 6, result.stderr
+def test_production_cookies_are_secure_and_http_only(settings_from_env, production_env):
+    s = settings_from_env(**production_env)
+    assert s["SESSION_COOKIE_SECURE"] and s["CSRF_COOKIE_SECURE"]
+    assert s["SESSION_COOKIE_HTTPONLY"] and s["CSRF_COOKIE_HTTPONLY"]
+    assert s["SECURE_SSL_REDIRECT"] and s["SECURE_HSTS_SECONDS"] > 0
 
 
-def test_a_bad_rate_setting_names_the_variable():
-    result = _run("check", **PRODUCTION, RATELIMIT_LOGIN="ten per minute")
-    assert result.returncode != 0
-    assert "RATELIMIT_LOGIN must look like 10/300" in result.stderr
+def test_a_bad_rate_setting_names_the_variable(settings_from_env, production_env):
+    with pytest.raises(ImproperlyConfigured, match="RATELIMIT_LOGIN must look like 10/300"):
+        settings_from_env(**production_env, RATELIMIT_LOGIN="ten per minute")

@@ -4,19 +4,25 @@ access matrix, so a new view is covered as soon as it has its row."""
 import pytest
 from django.test import Client
 
-from tests.test_access_matrix import MATRIX, PRESENT, world  # noqa: F401 - fixture
+from tests.test_access_matrix import MATRIX, PRESENT
 
 pytestmark = pytest.mark.django_db
 
 
-def owner_client(world, *, enforce: bool) -> Client:  # noqa: F811
+@pytest.fixture
+def world(shared_world):
+    """Every test here only reads the world: build it once for the module."""
+    return shared_world
+
+
+def owner_client(world, *, enforce: bool) -> Client:
     client = Client(enforce_csrf_checks=enforce)
     client.force_login(world.users["learner"])
     return client
 
 
 @pytest.mark.parametrize("name", PRESENT)
-def test_a_post_without_a_valid_token_is_refused(world, name):  # noqa: F811
+def test_a_post_without_a_valid_token_is_refused(world, name):
     url = MATRIX[name].url(name, world)
     client = owner_client(world, enforce=True)
     for headers in ({}, {"HX-Request": "true"}):
@@ -28,7 +34,7 @@ def test_a_post_without_a_valid_token_is_refused(world, name):  # noqa: F811
     assert response.status_code == 403, f"POST {url} with a wrong CSRF token"
 
 
-def test_the_token_htmx_sends_is_accepted(world):  # noqa: F811
+def test_the_token_htmx_sends_is_accepted(world):
     """The positive control: base.html's hx-headers token gets through, so 403 above means CSRF."""
     client = owner_client(world, enforce=True)
     page = client.get(f"/exam/{world.exam.pk}/q/1/").content.decode()

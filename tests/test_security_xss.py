@@ -18,7 +18,7 @@ from django.test import Client
 from quizzes import services
 from studyapp.sandbox.models import UploadedRun
 from tests.factories import make_question
-from tests.test_access_matrix import MATRIX, PRESENT, world  # noqa: F401 - fixture
+from tests.test_access_matrix import MATRIX, PRESENT
 
 pytestmark = pytest.mark.django_db
 
@@ -295,12 +295,14 @@ class Forms(HTMLParser):
 
 
 @pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].get["instructor"] == 200])
-def test_every_form_on_every_page_echoes_and_stores_text_inert(world, name):  # noqa: F811
+def test_every_form_on_every_page_echoes_and_stores_text_inert(world, name):
     """Covers the forms this file does not name, the authoring ones included, as they land."""
     client = Client()
     client.force_login(world.users["instructor"])
     url = MATRIX[name].url(name, world)
     page = client.get(url)
+    if not page["Content-Type"].startswith("text/html"):
+        return  # a download (the .apkg export) has no forms to fill
     forms = Forms()
     forms.feed(page.content.decode())
     for form in forms.forms:

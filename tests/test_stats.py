@@ -4,7 +4,6 @@ import math
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
@@ -204,13 +203,6 @@ def test_needs_review_by_slug_uses_the_default_report(exams, monkeypatch):
     assert stats.needs_review_by_slug() == {
         "b": "discriminative efficiency below 15 % (0 %)",
     }
-
-
-@pytest.fixture
-def instructor(django_user_model):
-    user = django_user_model.objects.create_user("teacher")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    return user
 
 
 def _pages():

@@ -6,8 +6,8 @@ import textwrap
 import pytest
 from django.core.cache import cache
 
+from core import today
 from quizzes import bank, schema
-from studyapp import today
 from studyapp.agentloop import models
 
 from .factories import question_yaml

@@ -22,3 +22,15 @@ def certainty_fields(context, response):
         ],
         "response": response,
     }
+
+
+@register.filter
+def concept_label(slug: str) -> str:
+    """A concept in words; a flashcard's concept by what its card asks."""
+    from progress import flashcards
+    from quizzes.words import words
+
+    card = flashcards.by_concept().get(slug or "")
+    if card is not None:
+        return f"Flashcard: {card.front}"
+    return words(slug or "")

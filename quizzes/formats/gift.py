@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import re
 
+from studyapp.agentloop import bounded
+
 from . import (
+    MAX_ANSWERS,
     MSG_BRACES,
     MSG_MATCHING,
     MSG_MIN,
     MSG_NUMERICAL,
+    MSG_TOO_MANY,
     Answer,
     Issue,
     MoodleQuestion,
@@ -95,8 +98,8 @@ def parse(text: str) -> Parsed:
                 m = _META_RE.match(line)
                 if m:
                     try:
-                        meta = json.loads(m[1])
-                    except ValueError:
+                        meta = bounded.loads_json(m[1], bounded.JSON_FIELD)
+                    except bounded.LimitError:
                         meta = {}
                 kept.append(" ")
             else:
@@ -164,6 +167,8 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
             parts = parts[1:]
         if len(parts) < 2:
             return q, MSG_MIN
+        if len(parts) > MAX_ANSWERS:
+            return q, MSG_TOO_MANY.format(len(parts))
         for part in parts:
             part = part.strip()
             if part.startswith("="):
@@ -181,6 +186,8 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
             parts = parts[1:]
         if len(parts) < 2:
             return q, MSG_MIN
+        if len(parts) > MAX_ANSWERS:
+            return q, MSG_TOO_MANY.format(len(parts))
         for part in parts:
             part = part.strip()
             if "->" not in part:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET  # noqa: S405 - DTDs and entities are refused before parsing
 
+from studyapp.agentloop import bounded
+
 from . import (
+    MAX_ANSWERS,
+    MSG_TOO_MANY,
     Answer,
     FormatError,
     Issue,
@@ -89,8 +92,8 @@ def parse(text: str) -> Parsed:
             continue
         raw_meta = _text(node, "loopcraft")
         try:
-            q.meta = json.loads(raw_meta) if raw_meta else {}
-        except ValueError:
+            q.meta = bounded.loads_json(raw_meta, bounded.JSON_FIELD) if raw_meta else {}
+        except bounded.LimitError:
             q.meta = {}
         error = _read_parts(q, node, where)
         if error:
@@ -107,6 +110,9 @@ def parse(text: str) -> Parsed:
 def _read_parts(q: MoodleQuestion, node: ET.Element, where: str) -> tuple[str, str] | None:
     if q.qtype == "multichoice":
         q.single = _text(node, "single").lower() not in ("false", "0")
+    parts = node.findall("answer") + node.findall("subquestion")
+    if len(parts) > MAX_ANSWERS:
+        return where, MSG_TOO_MANY.format(len(parts))
     if q.qtype in ("multichoice", "truefalse", "shortanswer", "numerical"):
         for i, a in enumerate(node.findall("answer"), 1):
             fraction = _fraction(a.get("fraction"))

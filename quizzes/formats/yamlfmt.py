@@ -8,6 +8,9 @@ import yaml
 class _Dumper(yaml.SafeDumper):
     """Block style for multi-line text, so exported files read like the hand-written bank."""
 
+    def ignore_aliases(self, data) -> bool:  # noqa: ANN001
+        return True  # imports refuse anchors and aliases, so the export never writes them
+
 
 def _str(dumper: yaml.SafeDumper, value: str):
     style = "|" if "\n" in value else None

@@ -267,33 +267,35 @@ def _not_verified() -> ToolOutput:
     )
 
 
-def _order_input(tool_input: dict[str, Any]) -> tuple[str | None, ToolOutput | None]:
+def _order_input(tool_input: dict[str, Any]) -> str | ToolOutput:
+    """The order number the call asks about, or the error to return."""
     order_id = tool_input.get("order_id")
     order_id = order_id.strip().lstrip("#") if isinstance(order_id, str) else None
     if not order_id or not _ORDER_ID.match(order_id):
-        return None, _invalid(
+        return _invalid(
             "order_id must be a five-digit order number such as 20931.",
             "Ask the customer for the order number and call again with order_id as a string.",
         )
-    return order_id, None
+    return order_id
 
 
 def _own_order(
     data: DemoData, context: dict[str, Any], order_id: str
-) -> tuple[dict[str, Any] | None, ToolOutput | None]:
+) -> dict[str, Any] | ToolOutput:
+    """The verified customer's order, or the error to return."""
     customer_id = context.get("verified_customer_id")
     if not customer_id:
-        return None, _not_verified()
+        return _not_verified()
     order = data.orders.get(order_id)
     if order is None or order["customer_id"] != customer_id:
         # The same answer for "no such order" and "someone else's order": nothing leaks.
-        return None, structured_error(
+        return structured_error(
             "not_found",
             retryable=True,
             message=f"The verified customer has no order {order_id}.",
             next_step="Ask the customer to check the order number; do not guess other numbers.",
         )
-    return order, None
+    return order
 
 
 def _days_since_delivery(data: DemoData, order: dict[str, Any]) -> int | None:
@@ -353,12 +355,12 @@ def get_customer(data: DemoData, tool_input: dict[str, Any], context: dict[str, 
 
 
 def lookup_order(data: DemoData, tool_input: dict[str, Any], context: dict[str, Any]) -> ToolOutput:
-    order_id, problem = _order_input(tool_input)
-    if problem:
-        return problem
-    order, problem = _own_order(data, context, order_id)
-    if problem:
-        return problem
+    order_id = _order_input(tool_input)
+    if isinstance(order_id, ToolOutput):
+        return order_id
+    order = _own_order(data, context, order_id)
+    if isinstance(order, ToolOutput):
+        return order
     record = {k: order[k] for k in order if k != "delivered_on"}
     record["amount_refunded"] = round(float(order["amount_paid"]) - _refundable(order, context), 2)
     record["delivered_on"] = order.get("delivered_on")
@@ -369,18 +371,18 @@ def lookup_order(data: DemoData, tool_input: dict[str, Any], context: dict[str, 
 def process_refund(
     data: DemoData, tool_input: dict[str, Any], context: dict[str, Any]
 ) -> ToolOutput:
-    order_id, problem = _order_input(tool_input)
-    if problem:
-        return problem
+    order_id = _order_input(tool_input)
+    if isinstance(order_id, ToolOutput):
+        return order_id
     amount = tool_input.get("amount")
     if not isinstance(amount, int | float) or isinstance(amount, bool) or amount <= 0:
         return _invalid(
             "amount must be a positive number such as 58.00.",
             "Look the order up and call again with the amount to refund.",
         )
-    order, problem = _own_order(data, context, order_id)
-    if problem:
-        return problem
+    order = _own_order(data, context, order_id)
+    if isinstance(order, ToolOutput):
+        return order
     days = _days_since_delivery(data, order)
     if order["status"] != "delivered" or days is None:
         return structured_error(

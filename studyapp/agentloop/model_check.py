@@ -69,7 +69,9 @@ class Violation:
         return f"{self.message} Instead: {self.fix[:1].lower()}{self.fix[1:]}"
 
 
-def _v(m: ModelRules | None, model_id: str, rule: str, path: str, message: str, **kw) -> Violation:
+def _v(
+    m: ModelRules | None, model_id: str, rule: str, path: str, message: str, **kw: Any
+) -> Violation:
     source = kw.pop("source", m.source if m else "")
     label = kw.pop("label", m.label_for(rule) if m else "")
     severity = kw.pop("severity", "error")
@@ -188,7 +190,9 @@ def check_request(
     return out
 
 
-def _check_sampling(out, m: ModelRules, shown: str, request: dict, api_version: str) -> None:
+def _check_sampling(
+    out: list[Violation], m: ModelRules, shown: str, request: dict[str, Any], api_version: str
+) -> None:
     sent = [p for p in SAMPLING_PARAMS if p in request]
     if not sent:
         return
@@ -246,7 +250,9 @@ def _check_sampling(out, m: ModelRules, shown: str, request: dict, api_version: 
         )
 
 
-def _check_thinking(out, m: ModelRules, shown: str, request: dict, kind: Any) -> None:
+def _check_thinking(
+    out: list[Violation], m: ModelRules, shown: str, request: dict[str, Any], kind: Any
+) -> None:
     if kind is None or kind not in THINKING_MODES:
         return  # absent, or a shape problem the contract checker reports
     if kind in m.thinking_unsure:
@@ -326,11 +332,12 @@ def _check_thinking(out, m: ModelRules, shown: str, request: dict, kind: Any) ->
         )
 
 
-def _check_forced(out, m: ModelRules, shown: str, request: dict, kind: Any) -> None:
+def _check_forced(
+    out: list[Violation], m: ModelRules, shown: str, request: dict[str, Any], kind: Any
+) -> None:
     choice = request.get("tool_choice")
-    forced = isinstance(choice, dict) and choice.get("type") in ("any", "tool")
-    if not forced:
-        return
+    if not isinstance(choice, dict) or choice.get("type") not in ("any", "tool"):
+        return  # not forced
     if m.forced_tool_choice == FORCED_NO:
         out.append(
             _v(

@@ -37,7 +37,7 @@ def _is_sse(text: str) -> bool:
 
 def _sse_events(text: str) -> list[dict[str, Any]]:
     """The JSON payloads of an SSE stream, in order; a cut last event is dropped."""
-    from .transcript import TranscriptError
+    from .transcript import TranscriptError, _loads
 
     events: list[dict[str, Any]] = []
     data_lines: list[str] = []
@@ -49,8 +49,8 @@ def _sse_events(text: str) -> list[dict[str, Any]]:
         payload = "\n".join(data_lines)
         data_lines.clear()
         try:
-            value = json.loads(payload)
-        except ValueError:
+            value = _loads(payload, f"line {number}")  # the bounded parser, as for any upload
+        except TranscriptError:
             raise TranscriptError(
                 f"event {len(events) + 1} of the stream (line {number}): its data is not "
                 "valid JSON.",

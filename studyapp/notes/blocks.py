@@ -9,9 +9,9 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from studyapp import today
+from core import today
+from core.rendering import render_inline
 from studyapp.agentloop import catalogue, models
-from studyapp.rendering import render_inline
 
 from . import diagrams
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from core.rendering import render_inline
 from studyapp.agentloop import catalogue, runner
-from studyapp.rendering import render_inline
 
 from .diagrams import GUARD_WORDS
 

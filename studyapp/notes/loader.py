@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 
-from studyapp.rendering import render_inline, render_markdown
+from core.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
 
@@ -82,7 +82,7 @@ def parse_note(path: Path) -> Note:
     check = meta.get("check_yourself") or []
     if not isinstance(check, list) or not all(isinstance(c, str) for c in check):
         raise NoteError(f"{path}: check_yourself must list question slugs")
-    rendered = render_markdown(body, blocks=BLOCKS, toc=True)
+    rendered = render_markdown(body, blocks=BLOCKS, toc=True, trusted=True)
     html = _wrap_tables(rendered.html)
     anchors = set(re.findall(r'\sid="([^"]+)"', html))
     return Note(

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from quizzes.owners import OwnedQuerySet
+from core.owners import OwnedModel
 
 
-class NoteRead(models.Model):
+class NoteRead(OwnedModel):
     """A note a visitor has read to the end (or marked read): a user's, or a session's."""
 
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
-    )
-    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
     note_slug = models.SlugField(max_length=80)
     read_at = models.DateTimeField(default=timezone.now)
-
-    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -35,6 +28,14 @@ class NoteRead(models.Model):
                 name="note_read_once_per_token",
             ),
         ]
+
+    @classmethod
+    def claim(cls, token: str, user) -> int:
+        """One row per note and owner: a note read in both places stays read once."""
+        anonymous = cls.objects.anonymous(token)
+        already = cls.objects.filter(user=user).values("note_slug")
+        anonymous.filter(note_slug__in=already).delete()
+        return anonymous.update(user=user)
 
     def __str__(self) -> str:
         return f"{self.note_slug} read by {self.user_id or 'anonymous'}"

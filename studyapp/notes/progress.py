@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from quizzes.owners import Owner
+from core.owners import Owner
 
 from .models import NoteRead
 

@@ -2,10 +2,10 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core import today
+from core.owners import get_owner
 from quizzes.models import Question
-from quizzes.owners import get_owner
 from quizzes.schema import SUBTOPIC_LABELS
-from studyapp import today
 
 from . import checks, progress, search
 from .loader import glossary, library

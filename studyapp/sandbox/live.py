@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from django.conf import settings
 from django.db import transaction
@@ -15,31 +16,29 @@ from studyapp.agentloop.transcript import parse_transcript
 from .library import Run, build_run
 from .models import LiveRun, LiveUsage, UploadedRun
 
+logger = logging.getLogger(__name__)
+
 
 class LiveError(Exception):
     """Something the learner must be told in words (no key, daily cap reached, …)."""
 
 
-def owner_key(owner) -> str:
-    return f"u{owner.user.pk}" if owner.user is not None else f"t{owner.token}"
-
-
 def daily_cap() -> int:
-    return int(getattr(settings, "LIVE_DAILY_TOKEN_CAP", 200_000))
+    return settings.LIVE_DAILY_TOKEN_CAP
 
 
 def tokens_today(owner, now: dt.datetime | None = None) -> int:
+    """Tokens this owner (the account when signed in, else the browser session) spent today."""
     day = (now or timezone.now()).date()
-    row = LiveUsage.objects.filter(owner_key=owner_key(owner), day=day).first()
+    row = LiveUsage.objects.owned_by(owner).filter(day=day).first()
     return row.tokens if row else 0
 
 
 def _record_usage(owner, tokens: int, calls: int) -> None:
     day = timezone.now().date()
-    key = owner_key(owner)
     with transaction.atomic():
-        LiveUsage.objects.get_or_create(owner_key=key, day=day)
-        LiveUsage.objects.filter(owner_key=key, day=day).update(
+        row, _ = LiveUsage.objects.get_or_create(user=owner.user, owner_token=owner.token, day=day)
+        LiveUsage.objects.filter(pk=row.pk).update(
             tokens=F("tokens") + max(0, tokens), calls=F("calls") + calls
         )
 
@@ -94,6 +93,15 @@ def live_persist(*, owner, live: LiveRun, run: runner.Run, results) -> None:
     """Save the run's state, its last error and the tokens it spent (whatever happened)."""
     spent_before, turns_before = run._spent_before
     errors = [r.error for r in results if r.error is not None]
+    for e in errors:
+        logger.warning(
+            "live run %s: API call failed at step %s: %s (HTTP %s): %s",
+            live.pk,
+            e.step,
+            e.kind,
+            e.status,
+            e.message,
+        )
     live.state = run.to_state()
     live.last_error = errors[-1].to_dict() if errors else None
     live.updated_at = timezone.now()

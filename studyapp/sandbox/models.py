@@ -1,17 +1,13 @@
-from django.conf import settings
-from django.db import models
+from django.db import models, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
-from quizzes.owners import OwnedQuerySet
+from core.owners import OwnedModel
 
 
-class UploadedRun(models.Model):
+class UploadedRun(OwnedModel):
     """A learner's own recorded loop: private to its owner (account or browser session)."""
 
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
-    )
-    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
     title = models.CharField(max_length=200)
     source = models.CharField(max_length=20)  # transcript | raw_log | message
     data = models.JSONField()  # the transcript, in loopcraft.transcript/1 form
@@ -21,8 +17,6 @@ class UploadedRun(models.Model):
     # clears it, and a new publish makes a new token, so an old link never comes back.
     share_token = models.CharField(max_length=64, blank=True, default="", db_index=True)
 
-    objects = OwnedQuerySet.as_manager()
-
     class Meta:
         ordering = ["-created_at"]
 
@@ -30,13 +24,9 @@ class UploadedRun(models.Model):
         return self.title
 
 
-class LiveRun(models.Model):
+class LiveRun(OwnedModel):
     """A loop driven against the real API from the sandbox; its whole state is JSON."""
 
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
-    )
-    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
     scenario = models.CharField(max_length=60)
     title = models.CharField(max_length=200)
     state = models.JSONField()  # runner.Run.to_state(): history, parameters, guards, usage
@@ -45,8 +35,6 @@ class LiveRun(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
-    objects = OwnedQuerySet.as_manager()
-
     class Meta:
         ordering = ["-updated_at"]
 
@@ -54,39 +42,52 @@ class LiveRun(models.Model):
         return self.title
 
 
-class LiveUsage(models.Model):
+class LiveUsage(OwnedModel):
     """Tokens and calls one owner spent on live runs in one UTC day (for the daily cap)."""
 
-    owner_key = models.CharField(max_length=80)
     day = models.DateField()
     tokens = models.PositiveIntegerField(default=0)
     calls = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["owner_key", "day"], name="one_usage_row_per_day")
+            models.UniqueConstraint(
+                fields=["user", "day"], condition=Q(user__isnull=False), name="usage_per_user_day"
+            ),
+            models.UniqueConstraint(
+                fields=["owner_token", "day"],
+                condition=Q(user__isnull=True),
+                name="usage_per_session_day",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.owner_key} {self.day}: {self.tokens}"
+        return f"{self.user_id or self.owner_token} {self.day}: {self.tokens}"
+
+    @classmethod
+    @transaction.atomic
+    def claim(cls, token: str, user) -> int:
+        """What a session spent counts against the account, added to what it spent that day."""
+        rows = list(cls.objects.anonymous(token))
+        for row in rows:
+            mine = cls.objects.filter(user=user, day=row.day)
+            if mine.update(tokens=F("tokens") + row.tokens, calls=F("calls") + row.calls):
+                row.delete()
+            else:
+                cls.objects.filter(pk=row.pk).update(user=user)
+        return len(rows)
 
 
-class PredictAnswer(models.Model):
+class PredictAnswer(OwnedModel):
     """One prediction in predict mode: what the learner chose at a step, graded on the server."""
 
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
-    )
-    owner_token = models.CharField(max_length=64, blank=True, db_index=True)
     run_key = models.CharField(max_length=100)  # library slug, or "u<pk>" for an upload
     step = models.PositiveIntegerField()  # 1-based, as the page shows it
     stop_reason = models.CharField(max_length=60, blank=True)
     chosen = models.CharField(max_length=40)
     right = models.CharField(max_length=40)
-    correct = models.BooleanField()
+    correct = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
-
-    objects = OwnedQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import secrets
 from collections import OrderedDict
 
@@ -15,9 +16,8 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from quizzes.owners import get_owner
-from quizzes.schema import FAMILIES
-from studyapp import today
+from core import today
+from core.owners import get_owner
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
@@ -32,6 +32,8 @@ from .uploads import upload_parse
 
 RAW_KEY = "sandbox_raw_json"
 PREDICT_KEY = "sandbox_predictions"
+
+logger = logging.getLogger(__name__)
 
 
 # Uploads parsed and checked once, at upload time (and once per process after a restart): a
@@ -601,7 +603,7 @@ def predict(request, n: int, slug: str | None = None, pk: int | None = None):
             "right": catalogue.NEXT_ACTIONS.get(right or ""),
             "is_right": chosen is not None and chosen == right,
             "confusion": confusion,
-            "family": FAMILIES.get(confusion.family, "") if confusion else "",
+            "family": confusion.family if confusion else "",
             "error": error,
             "predict_next": _step_url(run, n + 1, "predict") if n < len(turns) else None,
             "summary_url": _run_url(run, "predict_summary"),
@@ -665,6 +667,7 @@ def upload(request):
             transcript, text = upload_parse(form.cleaned_data["text"], form.cleaned_data["file"])
         except TranscriptError as e:
             error = str(e)
+            logger.info("upload rejected: %s", error)
         else:
             owner = get_owner(request)
             title = form.cleaned_data["title"] or transcript.title or "My uploaded run"

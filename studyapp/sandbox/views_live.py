@@ -13,7 +13,7 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from quizzes.owners import get_owner
+from core.owners import get_owner
 from studyapp.agentloop import demo, models, runner
 
 from . import live as services

@@ -12,6 +12,7 @@ PUBLIC = [
     "/practice/", "/exam/", "/sandbox/tool-choice-any/steps/1/",
     "/sandbox/", "/sandbox/upload/", "/sandbox/live/", "/sandbox/thinking-tool-loop/steps/1/",
     "/sandbox/refusal/predict/1/", "/accounts/login/", "/accounts/signup/", "/me/", "/review/",
+    "/review/cards/",
     "/no-such-page/", "/sandbox/parallel-lookups/overview/",
     "/sandbox/parallel-lookups/conversation/", "/sandbox/web-search-pause-turn/conversation/",
     "/sandbox/web-search-pause-turn/overview/", "/sandbox/refusal/predict/summary/",

@@ -50,7 +50,7 @@ def test_candidate_takes_a_short_exam(page, live_server, assert_accessible):
     page.goto(live_server.url + "/exam/")
     assert_accessible(page, "exam-start")
     page.get_by_label("Questions").select_option("5")
-    page.get_by_role("button", name="Start the exam").click()
+    page.get_by_role("button", name="Start the topic mock").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Question 1")
     assert_accessible(page, "exam-question")
 
@@ -96,7 +96,7 @@ def test_the_exam_ends_itself_when_time_runs_out(page, live_server):
     make_bank(10)
     page.goto(live_server.url + "/exam/")
     page.get_by_label("Questions").select_option("5")
-    page.get_by_role("button", name="Start the exam").click()
+    page.get_by_role("button", name="Start the topic mock").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Question 1")
     Attempt.objects.update(deadline=timezone.now() + timedelta(seconds=2))
     page.reload()

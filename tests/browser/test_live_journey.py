@@ -3,18 +3,9 @@
 import pytest
 from playwright.sync_api import expect
 
-from studyapp.agentloop import runner
-from tests.fakes import FakeAPI, reply, text, tool_use
+from tests.fakes import reply, text, tool_use
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def api(monkeypatch):
-    fake = FakeAPI([])
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
-    return fake
 
 
 def test_learner_steps_forks_and_saves_a_live_run(page, live_server, api, assert_accessible):

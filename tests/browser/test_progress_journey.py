@@ -47,12 +47,12 @@ def test_answer_then_review_the_concept_a_day_later(page, live_server, assert_ac
 
     page.get_by_role("link", name="See what comes up next").click()
     expect(page.locator("#nothing-due")).to_be_visible()
-    expect(page.locator("#upcoming-list")).to_contain_text("turn-cap: due tomorrow")
+    expect(page.locator("#upcoming-list")).to_contain_text("Turn cap, due tomorrow")
     assert_accessible(page, "progress-review-upcoming")
 
     a_day_passes()
     page.reload()
-    expect(page.locator("#due-list")).to_contain_text("turn-cap")
+    expect(page.locator("#due-list")).to_contain_text("Turn cap")
     page.get_by_role("button", name="Start reviewing").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Question 1")
     assert page.locator(".stem").inner_text() != stem  # the question of the concept seen least
@@ -63,7 +63,7 @@ def test_answer_then_review_the_concept_a_day_later(page, live_server, assert_ac
 
     page.goto(live_server.url + "/review/")
     expect(page.locator("#nothing-due")).to_be_visible()
-    expect(page.locator("#upcoming-list")).to_contain_text("turn-cap: due in")
+    expect(page.locator("#upcoming-list")).to_contain_text("Turn cap, due in")
 
     # The retention dial saves in place through htmx, keyboard only.
     page.get_by_label("Desired retention").select_option("85")

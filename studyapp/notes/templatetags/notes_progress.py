@@ -2,7 +2,7 @@
 
 from django import template
 
-from quizzes.owners import get_owner
+from core.owners import get_owner
 
 from ..loader import library
 from ..progress import read_slugs

@@ -1,0 +1,51 @@
+"""The test factories' shortcut: a question filled into a parsed copy equals a real parse."""
+
+import textwrap
+
+import pytest
+
+from quizzes import schema
+
+from .factories import KIND_BODIES, parse_question, question_yaml
+
+
+@pytest.mark.parametrize("kind", KIND_BODIES)
+def test_a_filled_in_copy_equals_parsing_the_yaml(kind):
+    real = schema.parse_text(textwrap.dedent("questions:\n" + question_yaml(kind, "b-7", "guards")))
+    assert not real.problems
+    assert parse_question(kind, "b-7", "guards") == real.questions[0]
+
+
+def _row(question):
+    skip = {"id", "created_at", "updated_at"}
+    fields = {f.name: getattr(question, f.name) for f in question._meta.concrete_fields}
+    random_keys = ("_state", "id", "question_id", "key", "match")
+    options = [
+        {**{k: v for k, v in o.__dict__.items() if k not in random_keys}, "match": bool(o.match)}
+        for o in question.options.order_by("position")
+    ]
+    data = {k: v for k, v in fields.items() if k not in skip}
+    data["data"] = {k: v for k, v in data["data"].items() if k != "rights"}  # keys are random
+    return data, options
+
+
+@pytest.mark.django_db
+def test_make_bank_writes_what_save_question_writes():
+    from quizzes import bank
+    from quizzes.models import Question
+
+    from .factories import make_bank
+
+    fast = make_bank(len(KIND_BODIES))
+    for q in fast:
+        Question.objects.filter(pk=q.pk).update(slug=f"fast-{q.slug}")
+    slow = [
+        bank.save_question(parse_question(q.kind, q.slug.removeprefix("fast-"), q.subtopic))
+        for q in Question.objects.filter(pk__in=[q.pk for q in fast]).order_by("pk")
+    ]
+    current = Question.objects.filter(pk__in=[q.pk for q in fast]).order_by("pk")
+    for f, s in zip(current, slow, strict=True):
+        fd, fo = _row(f)
+        sd, so = _row(s)
+        fd["slug"] = fd["slug"].removeprefix("fast-")
+        assert fd == sd and fo == so

@@ -1,0 +1,150 @@
+"""Ownership: what a visitor makes before signing up is theirs after signing up or logging in."""
+
+import datetime as dt
+import json
+
+import pytest
+from django.db import models
+from django.utils import timezone
+
+from core.owners import SESSION_KEY, OwnedModel, Owner, claim_all, owned_models
+from quizzes.models import Question
+from studyapp.sandbox import live as live_services
+from studyapp.sandbox.models import LiveRun, LiveUsage, UploadedRun
+
+from .factories import make_question
+from .fakes import reply, text
+from .test_live import FORM
+from .test_sandbox import MESSAGE
+
+pytestmark = pytest.mark.django_db
+TOKEN = "anonymous-token-of-this-browser"
+
+
+def make_row(model: type[models.Model], **owner) -> models.Model:
+    """A row of any model, its required fields filled with plain values (a question for a
+    foreign key to Question, another row for any other foreign key)."""
+    values = {}
+    for f in model._meta.concrete_fields:
+        if f.primary_key or f.null or f.has_default() or f.name in owner:
+            continue
+        if isinstance(f, models.ForeignKey):
+            rel = f.related_model
+            values[f.name] = make_question("single") if rel is Question else make_row(rel)
+        elif isinstance(f, models.JSONField):
+            values[f.name] = {}
+        elif isinstance(f, models.DateTimeField):
+            values[f.name] = timezone.now()
+        elif isinstance(f, models.DateField):
+            values[f.name] = dt.date(2026, 12, 1)
+        elif isinstance(f, models.IntegerField | models.FloatField):
+            values[f.name] = f.choices[0][0] if f.choices else 1
+        elif isinstance(f, models.CharField | models.TextField):
+            values[f.name] = f.choices[0][0] if f.choices else "x"
+        else:  # pragma: no cover - a new field type: teach make_row about it
+            raise TypeError(f"make_row cannot fill {model.__name__}.{f.name}")
+    return model.objects.create(**values, **owner)
+
+
+def sign_in_from(client, token, user):
+    """Log in through the log-in page from a browser whose session carries ``token``."""
+    session = client.session
+    session[SESSION_KEY] = token
+    session.save()
+    response = client.post(
+        "/accounts/login/", {"username": user.username, "password": "pw-learner-123"}
+    )
+    assert response.status_code == 302
+
+
+def test_every_visitor_owned_model_is_found():
+    found = {m._meta.label for m in owned_models()}
+    assert {
+        "quizzes.Attempt",
+        "progress.ConceptCard",
+        "progress.StudyPrefs",
+        "sandbox.UploadedRun",
+        "sandbox.LiveRun",
+        "sandbox.LiveUsage",
+        "authoring.ProblemReport",
+    } <= found
+
+
+@pytest.mark.parametrize("model", owned_models(), ids=lambda m: m._meta.label)
+def test_logging_in_claims_what_this_browser_made(client, learner, model: type[OwnedModel]):
+    mine = make_row(model, owner_token=TOKEN)
+    someone_elses = make_row(model, owner_token="another-browser")
+    sign_in_from(client, TOKEN, learner)
+    mine.refresh_from_db()
+    someone_elses.refresh_from_db()
+    assert mine.user == learner
+    assert list(model.objects.owned_by(Owner(learner, ""))) == [mine]
+    assert someone_elses.user is None and someone_elses.owner_token == "another-browser"
+
+
+@pytest.mark.parametrize("model", owned_models(), ids=lambda m: m._meta.label)
+def test_an_anonymous_visitor_sees_only_their_own_rows(model):
+    mine = make_row(model, owner_token=TOKEN)
+    make_row(model, owner_token="another-browser")
+    assert list(model.objects.owned_by(Owner(None, TOKEN))) == [mine]
+    assert not model.objects.owned_by(Owner(None, "")).exists()
+
+
+def test_claiming_with_no_token_moves_nothing(learner):
+    make_row(UploadedRun, owner_token="")
+    assert claim_all("", learner) == {}
+    assert not UploadedRun.objects.filter(user=learner).exists()
+
+
+def signup(client, name="newcomer"):
+    response = client.post(
+        "/accounts/signup/",
+        {"username": name, "password1": "pw-newcomer-123", "password2": "pw-newcomer-123"},
+    )
+    assert response.status_code == 302
+
+
+def test_an_upload_live_run_and_report_made_anonymously_open_after_sign_up(client, api):
+    question = make_question("single", slug="q1")
+    response = client.post("/sandbox/upload/", {"title": "", "text": json.dumps(MESSAGE)})
+    upload_url = response["Location"]
+    response = client.post("/sandbox/live/", FORM)
+    live_url = response["Location"]
+    client.post("/author/questions/q1/report/", {"text": "Option B is also right"})
+    assert client.get(upload_url).status_code == 200
+    assert client.get(live_url).status_code == 200
+
+    signup(client)
+    assert client.get(upload_url).status_code == 200
+    assert client.get(live_url).status_code == 200
+    (report,) = question.reports.all()
+    assert report.user.username == "newcomer"
+
+
+def test_the_token_allowance_follows_the_learner_into_their_account(client, api, settings):
+    settings.LIVE_DAILY_TOKEN_CAP = 100
+    api.script += [reply(text("Done."), usage=(90, 30))]
+    client.post("/sandbox/live/", FORM)
+    live = LiveRun.objects.get()
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    assert LiveUsage.objects.get().tokens == 120
+    signup(client)
+    user = LiveRun.objects.get().user
+    assert live_services.tokens_today(Owner(user, "")) == 120
+    # A new browser session of the same account: still spent.
+    client.logout()
+    client.force_login(user)
+    html = client.get(f"/sandbox/live/{live.pk}/").content.decode()
+    assert "today 120 of 100" in html
+    assert (
+        "allowance" in client.post(f"/sandbox/live/{live.pk}/step/", follow=True).content.decode()
+    )
+
+
+def test_a_session_that_already_spent_today_adds_to_the_accounts_day(learner):
+    day = timezone.now().date()
+    LiveUsage.objects.create(user=learner, day=day, tokens=50, calls=1)
+    LiveUsage.objects.create(owner_token=TOKEN, day=day, tokens=70, calls=2)
+    claim_all(TOKEN, learner)
+    row = LiveUsage.objects.get()
+    assert (row.user, row.tokens, row.calls) == (learner, 120, 3)
