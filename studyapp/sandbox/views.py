@@ -170,7 +170,7 @@ def _media_view(block: dict) -> dict:
     return view
 
 
-def _lean_json(block: dict) -> str:
+def _lean_json(block) -> str:
     """A block's JSON with base64 data shortened (a 1.5 MB image is not printed as text)."""
 
     def lean(value):
@@ -290,10 +290,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "listing": reference.listing(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
-        "appended_json": json.dumps(turn.appended, indent=2, ensure_ascii=False)
-        if turn.appended is not None
-        else "",
-        "request_json": json.dumps(turn.request, indent=2, ensure_ascii=False),
+        "appended_json": _lean_json(turn.appended) if turn.appended is not None else "",
+        "request_json": _lean_json(turn.request),
         "tool_choice_json": json.dumps(run.transcript.tool_choice)
         if run.transcript.tool_choice
         else "",
