@@ -49,6 +49,7 @@ clean:
 # Load benchmark: gunicorn + production settings + a seeded database, driven by Debian's wrk.
 bench: $(STAMP)
 	command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
+	command -v redis-server >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server; }
 	$(PY) bench/run.py
 	$(PY) -m bench.upload_steps
 

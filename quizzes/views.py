@@ -6,6 +6,8 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -32,6 +34,41 @@ def _response(attempt: Attempt, position: int) -> Response:
     response = get_object_or_404(qs, attempt=attempt, position=position)
     response.attempt = attempt  # already loaded: no second query
     return response
+
+
+OOB = ' hx-swap-oob="true"'
+CURRENT = ' aria-current="step"'
+FLAG = '<span aria-hidden="true">⚑</span>'
+
+
+def _nav_html(item: dict, position: int, oob: bool = False) -> str:
+    """One navigator entry. Built here rather than in the template: the exam page lists every
+    question, and 60 entries through the template engine were a third of the page's time."""
+    answered, flagged = bool(item["answered_at"]), bool(item["flagged"])
+    classes = "nav-item" + (" is-answered" if answered else "") + (" is-flagged" if flagged else "")
+    state = (", answered" if answered else ", not answered") + (", flagged" if flagged else "")
+    n = item["position"]
+    return (
+        f'<li id="nav-q{n}"{OOB if oob else ""}><a href="{escape(item["url"])}" '
+        f'class="{classes}"{CURRENT if n == position else ""}>{n}'
+        f'<span class="visually-hidden">{state}</span>{FLAG if flagged else ""}</a></li>'
+    )
+
+
+def _navigator_html(nav: list[dict], position: int) -> str:
+    return mark_safe("".join(_nav_html(n, position) for n in nav))  # noqa: S308 - ints, escaped URL
+
+
+def _nav_item(attempt: Attempt, response: Response) -> dict:
+    """The navigator entry of one response: what an autosave or a flag sends back (oob)."""
+    url = reverse("quizzes:exam_question", args=[attempt.pk, response.position])
+    item = {
+        "position": response.position,
+        "answered_at": response.answered_at,
+        "flagged": response.flagged,
+        "url": url,
+    }
+    return mark_safe(_nav_html(item, response.position, oob=True))  # noqa: S308 - see _nav_html
 
 
 def _navigator(attempt: Attempt) -> list[dict]:
@@ -246,7 +283,7 @@ def exam_question(request, pk: int, position: int):
                     "error": error,
                     "attempt": attempt,
                     "oob": True,
-                    "nav": _navigator(attempt),
+                    "nav_item": _nav_item(attempt, response),
                     "position": position,
                 },
             )
@@ -267,7 +304,7 @@ def exam_question(request, pk: int, position: int):
             "question": response.question,
             "form_ctx": presentation.present(response.question, attempt.seed, answer),
             "error": error,
-            "nav": nav,
+            "nav_html": _navigator_html(nav, position),
             "brief": _brief(attempt, response, nav),
             "position": position,
             "seconds_left": attempt.seconds_left(),
@@ -296,7 +333,7 @@ def exam_flag(request, pk: int, position: int):
                 "response": response,
                 "position": position,
                 "oob": True,
-                "nav": _navigator(attempt),
+                "nav_item": _nav_item(attempt, response),
             },
         )
     return redirect("quizzes:exam_question", pk=attempt.pk, position=position)

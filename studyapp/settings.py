@@ -93,6 +93,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
     "studyapp.ratelimit.RateLimitMiddleware",
+    # Innermost: it sees the view's answer (anonymous reading pages, studyapp/pagecache.py).
+    "studyapp.pagecache.PageCacheMiddleware",
 ]
 TEMPLATES = [
     {
@@ -106,6 +108,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "authoring.context_processors.authoring",
+                # The header's fixed URLs, reversed once per process instead of on every page.
+                "studyapp.context_processors.site_urls",
             ],
         },
     },
@@ -131,7 +135,48 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Embedded by default (local memory in each process, sessions in the database): `make run` needs
+# nothing. With several processes or servers, CACHE_URL (or REDIS_URL) names one Redis that holds
+# sessions (cached_db: read from Redis, written through to the database), rate-limit counts,
+# item statistics and the page cache for every server. docs/DEPLOY.md says what lives where.
+CACHE_URL = os.getenv("CACHE_URL", "") or os.getenv("REDIS_URL", "")
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(
+        f"CACHE_URL must be a redis:// (or rediss://, unix://) URL, not {CACHE_URL!r}"
+    )
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.getenv("CACHE_KEY_PREFIX", "loopcraft"),
+        }
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+# Safe only with a cache every process shares: a per-process cache would keep serving a session
+# that another process has logged out.
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.cached_db"
+    if CACHE_URL
+    else "django.contrib.sessions.backends.db"
+)
+# Anonymous reading pages served from the cache named here, public for this many seconds
+# (studyapp/pagecache.py); 0 switches the page cache off (the default with DEBUG on).
+PAGE_CACHE_ALIAS = "default"
+PAGE_CACHE_SECONDS = envint("PAGE_CACHE_SECONDS", "0" if DEBUG else "300")
+# Each process checks the shared content version at most this often: a content reload
+# (loadcontent) reaches every server within this many seconds.
+PAGE_CACHE_VERSION_SECONDS = envint("PAGE_CACHE_VERSION_SECONDS", "1")
+PAGE_CACHE_VIEWS = [
+    "home",
+    "glossary",
+    "notes:index",
+    "notes:detail",
+    "notes:changes",  # "What changed since the exam guide"
+    "sandbox:steps",  # library runs only: uploads and live runs have their own URL names
+]
 if envbool("RATELIMIT_DB_CACHE", "false"):
     # Shared by every app server on one database: `manage.py createcachetable` creates it.
     CACHES["ratelimit"] = {
@@ -184,8 +229,10 @@ SESSION_COOKIE_SECURE = not DEBUG
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SECURE = not DEBUG
-# htmx sends the token from <body hx-headers>; no script needs to read the cookie.
-CSRF_COOKIE_HTTPONLY = True
+# htmx sends the CSRF token read from the cookie (static/js/site.js), as Django documents for
+# AJAX, so the pages themselves carry no token and can be shared; the cookie is set by a page
+# with a form, or by /csrf/ just before the first htmx POST from a page without one.
+CSRF_COOKIE_HTTPONLY = False
 CSRF_COOKIE_SAMESITE = "Lax"
 SILENCED_SYSTEM_CHECKS = envlist("SILENCED_SYSTEM_CHECKS", "") + (
     # Preloading is a one-way decision for a domain's owner, not a default for every deployment.
@@ -258,6 +305,13 @@ LIVE_DAILY_TOKEN_CAP = envint("LIVE_DAILY_TOKEN_CAP", "200000")
 # Item statistics are served for up to this many seconds before being recomputed (0: recompute
 # whenever an exam is submitted).
 STATS_MAX_AGE = envint("STATS_MAX_AGE", "300")
+# Where live API calls run (studyapp/sandbox/jobs.py, docs/DEPLOY.md): "thread" (a pool in each
+# web process) or "external" (`manage.py liveworker`); never inside a request.
+LIVE_JOBS = os.getenv("LIVE_JOBS", "thread")
+if LIVE_JOBS not in ("thread", "external", "inline"):
+    raise ImproperlyConfigured("LIVE_JOBS must be thread or external.")
+LIVE_THREADS = envint("LIVE_THREADS", "4")  # calls at once per web process (thread mode)
+LIVE_QUEUE_STALE_S = envint("LIVE_QUEUE_STALE_S", "120")  # an unclaimed call fails after this
 # FSRS spreads due dates a little so reviews don't bunch up; tests turn it off to pin dates.
 PROGRESS_FSRS_FUZZ = True
 

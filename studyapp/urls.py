@@ -7,6 +7,7 @@ from studyapp.notes import views as note_views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("csrf/", views.csrf, name="csrf"),
     path("notes/", include("studyapp.notes.urls")),
     path("glossary/", note_views.glossary_page, name="glossary"),
     path("", include("quizzes.urls")),

@@ -1,5 +1,7 @@
 from django.http import HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import render
+from django.views.decorators.cache import never_cache
 
 from studyapp.agentloop import catalogue
 from studyapp.notes.loader import library
@@ -16,3 +18,10 @@ def home(request):
         "home.html",
         {"reasons": catalogue.STOP_REASONS.values(), "note_count": len(library().notes())},
     )
+
+
+@never_cache
+def csrf(request):
+    """Sets the CSRF cookie for a page that has none yet (htmx asks before its first POST)."""
+    get_token(request)
+    return HttpResponse(status=204)

@@ -25,6 +25,20 @@ PRODUCTION = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Every test starts with an empty cache: cached pages, sessions and counts of one test
+    never answer another's requests."""
+    from django.core.cache import caches
+
+    from studyapp import pagecache
+
+    for cache in caches.all():
+        cache.clear()
+    pagecache.reset_local()
+    yield
+
+
 @pytest.fixture
 def content_dir() -> Path:
     return Path(settings.CONTENT_DIR)
@@ -104,9 +118,14 @@ def settings_from_env(monkeypatch):
 
     def load(**env) -> dict:
         for name in list(os.environ):
-            if name in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL") or name.startswith(
-                ("SECURE_", "WHITENOISE_", "RATELIMIT_")
-            ):
+            if name in (
+                "DEBUG",
+                "SECRET_KEY",
+                "ALLOWED_HOSTS",
+                "DATABASE_URL",
+                "CACHE_URL",
+                "REDIS_URL",
+            ) or name.startswith(("SECURE_", "WHITENOISE_", "RATELIMIT_", "PAGE_CACHE_")):
                 monkeypatch.delenv(name)
         for name, value in env.items():
             monkeypatch.setenv(name, value)

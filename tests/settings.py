@@ -29,3 +29,18 @@ RATELIMIT_ENABLED = False
 # Statistics are recomputed whenever an exam is submitted (production serves them for up to
 # STATS_MAX_AGE seconds).
 STATS_MAX_AGE = 0
+
+# With CACHE_URL (CI's PostgreSQL + Redis run) everything else uses Redis, but the suite keeps
+# sessions in the database so the query counts it pins mean the same on both set-ups; the
+# cached_db engine is tested on its own (tests/test_scale.py) and by the two-process test.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+# A file, not SQLite's shared-cache memory database: live-mode worker threads write while requests
+# read, and only a file database has real locking with a busy timeout (shared-cache tables answer
+# "database table is locked" at once). Django creates and removes it for each run.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}  # noqa: F405
+
+# Live API calls run before the request returns in most tests (deterministic); the tests that
+# prove a slow call holds no request (tests/test_live_jobs.py) switch to "thread".
+LIVE_JOBS = "inline"

@@ -82,6 +82,7 @@ NOT_INSTRUCTOR = {"anonymous": 302, "learner": 403, "other": 403}
 MATRIX: dict[str, Row] = {
     "home": Row(PUBLIC),
     "healthz": Row(PUBLIC),
+    "csrf": Row(everyone(204)),  # sets the CSRF cookie, nothing else
     "glossary": Row(PUBLIC),
     "notes:index": Row(PUBLIC),
     "notes:changes": Row(PUBLIC),
@@ -138,6 +139,9 @@ MATRIX: dict[str, Row] = {
     "sandbox:live_steps": Row(OWNER_REDIRECT, lambda w: {"pk": w.live.pk, "n": 1}),  # no turns
     "sandbox:live_step": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
     "sandbox:live_stop": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
+    # the call in progress (htmx polls it); with none, the run's page
+    "sandbox:live_job": Row(OWNER_REDIRECT, lambda w: {"pk": w.live.pk}),
+    "sandbox:live_key": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
     "sandbox:live_fork": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
     "sandbox:live_save": Row(POST_ONLY, lambda w: {"pk": w.live.pk}, NOT_OWNER),
     # Progress: each visitor sees their own (anonymous ones: their browser's).

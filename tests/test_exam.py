@@ -75,6 +75,9 @@ def test_choosing_an_answer_autosaves_with_htmx(client, bank):
     )
     html = response.content.decode()
     assert "Saved at" in html and 'hx-swap-oob="true"' in html and "<html" not in html
+    # The navigator entry of this question now says answered; no other entry is re-sent.
+    assert '<li id="nav-q1" hx-swap-oob="true">' in html
+    assert '1<span class="visually-hidden">, answered' in html and 'id="nav-q2"' not in html
     r.refresh_from_db()
     assert r.answered_at and r.is_correct
     assert "Right" not in html  # the exam never reveals a verdict before submitting
@@ -273,9 +276,10 @@ def test_exam_pages_run_a_constant_number_of_queries(client, django_assert_num_q
     with django_assert_num_queries(5):
         client.get(url)
     answer = _right_answer(r.question)
-    # the same, + the attempt's row lock and the answer's update (in the suite's outer
-    # transaction the save's own transaction adds a SAVEPOINT and its RELEASE)
-    with django_assert_num_queries(9):
+    # session, attempt, response + question, options, the answer's update, + the attempt's row
+    # lock (in the suite's outer transaction the save's own transaction adds a SAVEPOINT and its
+    # RELEASE); the autosave sends back only the navigator entry that changed
+    with django_assert_num_queries(8):
         client.post(url, answer, headers={"HX-Request": "true"})
     client.post(f"/exam/{attempt.pk}/submit/")
     # session, attempt, responses + questions, options

@@ -12,7 +12,8 @@ from .test_live import create
 pytestmark = pytest.mark.django_db
 
 
-def test_a_failed_live_api_call_is_logged_with_its_kind_and_status(client, api, caplog):
+def test_a_failed_live_api_call_is_logged_with_its_kind_and_status(client, api, caplog, learner):
+    client.force_login(learner)  # the server's key is for signed-in accounts
     live = create(client)
     api.script += [RATE_LIMITED]
     with caplog.at_level(logging.WARNING, logger="studyapp.sandbox.live"):

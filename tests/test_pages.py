@@ -30,13 +30,14 @@ def test_home_says_where_each_kind_of_user_starts(client):
         assert f"<code>{value}</code>" in html
 
 
-def test_the_shell_has_navigation_skip_link_htmx_and_csrf_header(client):
+def test_the_shell_has_navigation_skip_link_htmx_and_where_to_get_a_csrf_token(client):
     html = client.get("/").content.decode()
     assert 'href="#main"' in html and 'id="main"' in html
     assert '<nav aria-label="Main">' in html
     htmx = re.search(r'<script src="(/static/django_htmx/htmx[^"]*\.js)"', html)
     assert htmx and client.get(htmx[1]).status_code == 200
-    assert 'hx-headers=\'{"x-csrftoken":' in html
+    # No per-visitor token in the page: htmx reads it from the cookie (static/js/site.js).
+    assert "csrftoken" not in html and 'data-csrf-url="/csrf/"' in html
     assert "https://cdn" not in html and "unpkg" not in html
 
 

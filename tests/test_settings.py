@@ -19,6 +19,8 @@ def _run(*args, **env):
         "SECURE_SSL_REDIRECT",
         "DATABASE_URL",
         "DJANGO_ALLOW_ASYNC_UNSAFE",
+        "CACHE_URL",  # CI's PostgreSQL + Redis run sets it for the suite, not for these checks
+        "REDIS_URL",
     )
     base = {k: v for k, v in os.environ.items() if k not in ours and not k.startswith("WHITE")}
     return subprocess.run(
@@ -51,3 +53,18 @@ def test_bad_values_name_the_variable(settings_from_env, production_env, name, v
 def test_database_url_selects_the_database(settings_from_env, production_env):
     loaded = settings_from_env(**production_env, DATABASE_URL="sqlite:////tmp/other.sqlite3")
     assert loaded["DATABASES"]["default"]["NAME"] == "/tmp/other.sqlite3"
+
+
+def test_a_cache_url_selects_redis_for_the_cache_and_sessions_and_a_bad_one_is_named(
+    settings_from_env, production_env
+):
+    s = settings_from_env(**production_env, CACHE_URL="redis://127.0.0.1:6390/0")
+    assert s["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert s["CACHES"]["default"]["LOCATION"] == "redis://127.0.0.1:6390/0"
+    assert s["SESSION_ENGINE"] == "django.contrib.sessions.backends.cached_db"
+    # Without one: each process's memory, and sessions stay in the database.
+    plain = settings_from_env(**production_env)
+    assert plain["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+    assert plain["SESSION_ENGINE"] == "django.contrib.sessions.backends.db"
+    with pytest.raises(ImproperlyConfigured, match="CACHE_URL"):
+        settings_from_env(**production_env, CACHE_URL="memcached://x")

@@ -287,3 +287,23 @@ def test_recent_figures_are_served_without_recomputing(settings, monkeypatch):
     monkeypatch.setattr(stats_module, "analyse", lambda *a, **k: calls.append(1))
     assert stats_module.load_report() is first or stats_module.load_report() == first
     assert calls == []
+
+
+@pytest.mark.django_db
+def test_while_one_request_recomputes_the_others_serve_the_figures_they_have(settings, monkeypatch):
+    """Under load every request used to recompute at once when the figures aged out, and some
+    timed out; now one recomputes (a lock in the shared cache) and the rest serve the old ones."""
+    from django.core.cache import cache
+
+    from quizzes import stats as stats_module
+
+    settings.STATS_MAX_AGE = 300
+    first = stats_module.load_report()
+    first.computed_at -= 301  # aged out
+    cache.set("quizstats:latest:first:None", first, 3600)
+    Attempt.objects.create(mode="exam", seed=1, question_count=1, submitted_at=timezone.now())
+    assert cache.add("quizstats:computing:first:None", 1, 60)  # another request is computing
+    calls = []
+    monkeypatch.setattr(stats_module, "analyse", lambda *a, **k: calls.append(1))
+    assert stats_module.load_report().computed_at == first.computed_at
+    assert calls == []

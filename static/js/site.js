@@ -60,6 +60,27 @@
     autoRead();
   }
 
+  // CSRF for htmx, as Django documents for AJAX: the token is read from the csrftoken cookie
+  // and sent as X-CSRFToken, so pages carry no per-visitor token and can be shared by a cache.
+  // A page without a form never set the cookie: the first unsafe htmx request from such a page
+  // (a check-yourself answer in a note) first asks /csrf/ for one, then goes ahead.
+  var SAFE = /^(get|head|options|trace)$/i;
+  function csrfToken() {
+    var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+  document.addEventListener("htmx:confirm", function (evt) {
+    if (SAFE.test(evt.detail.verb) || csrfToken() || !window.fetch) return;
+    evt.preventDefault();
+    var url = document.body.dataset.csrfUrl || "/csrf/";
+    fetch(url, { credentials: "same-origin", cache: "no-store" }).then(function () {
+      evt.detail.issueRequest(true);
+    }, function () { evt.detail.issueRequest(true); });
+  });
+  document.addEventListener("htmx:configRequest", function (evt) {
+    if (!SAFE.test(evt.detail.verb)) evt.detail.headers["X-CSRFToken"] = csrfToken();
+  });
+
   // When an autosave cannot reach the server, say so where the learner looks.
   function saveFailed(evt) {
     var status = document.getElementById("save-status");
@@ -113,48 +134,6 @@
     evt.stopImmediatePropagation();
     go(window.location.pathname + window.location.search, false);
   }, true);
-
-  // Live sandbox: stream a step's text as it is generated, then show the saved step.
-  document.addEventListener("submit", function (evt) {
-    var form = evt.target;
-    if (!form.matches || !form.matches('form[data-stream="true"]') || !window.fetch) return;
-    if (!window.ReadableStream || !window.TextDecoder) return;
-    evt.preventDefault();
-    var out = document.getElementById("live-text");
-    var buttons = form.querySelectorAll("button");
-    buttons.forEach(function (b) { b.disabled = true; });
-    if (out) { out.hidden = false; out.textContent = ""; }
-    fetch(form.action, {
-      method: "POST",
-      body: new FormData(form),
-      headers: { "Accept": "text/event-stream" },
-      credentials: "same-origin"
-    }).then(function (response) {
-      var type = response.headers.get("Content-Type") || "";
-      if (!response.ok || type.indexOf("text/event-stream") !== 0) {
-        window.location.reload();  // a refusal page (rate limit) or a redirect: show it whole
-        return;
-      }
-      var reader = response.body.getReader();
-      var decoder = new TextDecoder();
-      var buffer = "";
-      function pump() {
-        return reader.read().then(function (chunk) {
-          if (chunk.done) { window.location.reload(); return; }
-          buffer += decoder.decode(chunk.value, { stream: true });
-          var events = buffer.split("\n\n");
-          buffer = events.pop();
-          events.forEach(function (raw) {
-            var kind = (raw.match(/^event: (.*)$/m) || [])[1];
-            var data = (raw.match(/^data: (.*)$/m) || [])[1];
-            if (kind === "text" && out && data) out.textContent += JSON.parse(data);
-          });
-          return pump();
-        });
-      }
-      return pump();
-    }).catch(function () { form.submit(); });
-  });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

@@ -60,8 +60,11 @@ requested with the same input; the next identical request ends the run and is no
 
 API errors (``anthropic.APIStatusError`` incl. 401/429/529, ``APITimeoutError``,
 ``APIConnectionError``) are caught per step: ``StepResult.error`` says what happened in plain
-words, the run's history is unchanged, and stepping again retries. Text already passed to
-``on_text`` by a failed streaming call is not part of the run.
+words, the run's history is unchanged, and stepping again retries. An answer that can't be
+used (not JSON, over the bounded parser's limits, content not a list, a tool_use whose input is
+not an object: ``runner_checks.response_problem``) is a StepError of kind ``bad_response`` the
+same way; no such answer is ever added to a run. Messages are passed through ``redact()``.
+Text already passed to ``on_text`` by a failed streaming call is not part of the run.
 
 Tool handlers are ``handler(tool_input: dict, context: dict) -> ToolOutput``; ``context`` is a
 JSON-safe dict kept in the run state (the demo records the verified customer there).
@@ -80,8 +83,9 @@ from typing import Any
 import anthropic
 from anthropic._constants import ANTHROPIC_API_VERSION
 
-from . import catalogue, contract, transcript
+from . import catalogue, contract, runner_checks, transcript
 from . import models as model_catalogue
+from .redact import redact
 
 STATE_FORMAT = "loopcraft.runstate/1"
 API_VERSION = ANTHROPIC_API_VERSION  # the anthropic-version header the installed SDK sends
@@ -179,7 +183,8 @@ class StepError:
     """An API call that failed; the run is unchanged and the step can be tried again."""
 
     kind: str  # authentication | permission | rate_limit | overloaded | invalid_request |
-    #            not_found | request_too_large | api_error | timeout | connection
+    #            not_found | request_too_large | api_error | timeout | connection |
+    #            bad_response (an answer that could not be read or has the wrong shape)
     message: str
     status: int | None = None
     retry_after: float | None = None
@@ -211,8 +216,11 @@ def api_key_configured() -> bool:
     return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
 
 
-def make_client(*, max_retries: int = 0) -> anthropic.Anthropic:
-    """The SDK client, configured by ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (tests patch this)."""
+def make_client(*, max_retries: int = 0, api_key: str | None = None) -> anthropic.Anthropic:
+    """The SDK client, configured by ANTHROPIC_API_KEY (or ``api_key``: a visitor's own key) and
+    ANTHROPIC_BASE_URL (tests patch this)."""
+    if api_key:
+        return anthropic.Anthropic(api_key=api_key, max_retries=max_retries)
     if not api_key_configured():
         raise RunnerError("Live mode is off: ANTHROPIC_API_KEY is not set on the server.")
     return anthropic.Anthropic(max_retries=max_retries)
@@ -277,7 +285,8 @@ def conversation(messages: list[dict[str, Any]], turns: list[dict[str, Any]]) ->
 def _dump(message: Any) -> dict[str, Any]:
     """A response as JSON: None fields dropped, so content blocks go back in the shape the API
     accepts (a text block's ``citations: null`` is not a request field); stop_sequence kept."""
-    data = message.model_dump(mode="json", exclude_none=True)
+    # a malformed answer is reported by response_problem, not by pydantic's warnings
+    data = message.model_dump(mode="json", exclude_none=True, warnings=False)
     data.setdefault("stop_sequence", getattr(message, "stop_sequence", None))
     return data
 
@@ -392,8 +401,7 @@ def describe_error(exc: anthropic.APIError, *, secret: str | None = None) -> Ste
         text += f": {api_message}" if api_message else "."
     else:
         kind, status, text = "api_error", None, "The API's answer could not be read. Step again."
-    if secret:
-        text = text.replace(secret, "[key]")
+    text = redact(text, secret, os.environ.get("ANTHROPIC_API_KEY"))
     retry_after = None
     response = getattr(exc, "response", None)
     if response is not None:
@@ -576,16 +584,25 @@ class Run:
         try:
             message = self._call(request, on_text, timeout=max(min(left, CALL_TIMEOUT_S), 1.0))
         except anthropic.APIError as exc:
-            self.active_ms += self._ms_since(started)
             error = describe_error(exc, secret=getattr(self.client, "api_key", None))
-            result = self._record_error(StepError(**{**error.to_dict(), "step": len(self.turns)}))
-            if self._trip_guards(before_call=True):
-                result = self._result("ended", error=result.error)
-            return result
+            return self._failed_call(error, started)
+        except Exception as exc:  # an answer that can't be read: an error step, never a crash
+            return self._failed_call(self._unreadable(exc), started)
+        response = message if isinstance(message, dict) else None
+        if response is None:
+            try:
+                response = _dump(message)
+            except Exception as exc:
+                return self._failed_call(self._unreadable(exc), started)
+        problem = runner_checks.response_problem(response)
+        if problem:
+            return self._failed_call(
+                self._unreadable(runner_checks.ResponseError(problem)), started
+            )
         elapsed = self._ms_since(started)
         self.active_ms += elapsed
         turn: dict[str, Any] = {
-            "response": _dump(message),
+            "response": response,
             "tool_results": [],
             "elapsed_ms": elapsed,
         }
@@ -617,12 +634,34 @@ class Run:
 
     # internals ------------------------------------------------------------------------------
 
+    def _unreadable(self, exc: Exception) -> StepError:
+        """An answer the runner could not use, in words (no Python internals, no key)."""
+        if isinstance(exc, runner_checks.ResponseError):
+            detail = str(exc)
+        else:
+            why = str(exc).strip() or "the answer ended early or had an unexpected shape"
+            detail = f"The API's answer could not be read ({type(exc).__name__}: {why})."
+        text = redact(
+            f"{detail[:400]} Nothing was added to the run; step again.",
+            getattr(self.client, "api_key", None),
+            os.environ.get("ANTHROPIC_API_KEY"),
+        )
+        return StepError(kind="bad_response", message=text)
+
+    def _failed_call(self, error: StepError, started: float) -> StepResult:
+        self.active_ms += self._ms_since(started)
+        result = self._record_error(StepError(**{**error.to_dict(), "step": len(self.turns)}))
+        if self._trip_guards(before_call=True):
+            result = self._result("ended", error=result.error)
+        return result
+
     def _ms_since(self, started: float) -> int:
         return max(int(round((self.clock() - started) * 1000)), 0)
 
     def _call(self, request: dict[str, Any], on_text: Any, *, timeout: float) -> Any:
-        if on_text is None:
-            return self.client.messages.create(**request, timeout=timeout)
+        if on_text is None:  # the raw body, through the bounded parser and the shape check
+            raw = self.client.messages.with_raw_response.create(**request, timeout=timeout)
+            return runner_checks.read_body(raw.http_response.content)
         with self.client.messages.stream(**request, timeout=timeout) as stream:
             for text in stream.text_stream:
                 on_text(text)

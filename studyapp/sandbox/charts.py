@@ -28,8 +28,8 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
         parts.append(
             f'<a href="{escape(url_for(row["step"] + 1))}" aria-label="Step {row["step"] + 1}: '
             f'{row["context_tokens"]} input tokens">'
-            f'<rect class="{cls}" x="{x:.1f}" y="{height - h_in:.1f}" width="{w:.1f}" '
-            f'height="{h_in:.1f}"/>'
+            f'<rect class="{cls}" data-step="{row["step"]}" x="{x:.1f}" y="{height - h_in:.1f}" '
+            f'width="{w:.1f}" height="{h_in:.1f}"/>'
             f'<rect class="c-out" x="{x:.1f}" y="{height - h_in - h_out:.1f}" width="{w:.1f}" '
             f'height="{h_out:.1f}"/></a>'
         )

@@ -158,6 +158,15 @@ class LiveForm(forms.Form):
     max_identical_calls = forms.IntegerField(
         min_value=1, initial=2, label="Identical calls allowed"
     )
+    api_key = forms.CharField(
+        required=False,
+        max_length=300,
+        strip=True,
+        label="Your own API key (optional)",
+        help_text="Kept only in your session, sealed, for this run; never saved, logged or shown "
+        "again. Without one, signed-in accounts use the server's key and its daily allowance.",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+    )
 
     def __init__(self, *args, scenarios=(), tool_names=(), default_model="", **kwargs):
         super().__init__(*args, **kwargs)
@@ -170,7 +179,13 @@ class LiveForm(forms.Form):
     def clean(self):
         from studyapp.agentloop import catalogue, runner
 
+        from . import keys
+
         data = super().clean()
+        try:
+            data["api_key"] = keys.clean_key(data.get("api_key", ""))
+        except keys.KeyError_ as e:
+            self.add_error("api_key", str(e))
         if self.errors:
             return data
         model = data["model"].strip()
@@ -220,6 +235,28 @@ class LiveForm(forms.Form):
             "tool_mode": data["tool_mode"],
         }
         return data
+
+
+class OwnKeyForm(forms.Form):
+    """Bring your own API key for one run (or forget it)."""
+
+    api_key = forms.CharField(
+        max_length=300,
+        strip=True,
+        label="Your own API key",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+    )
+
+    def clean_api_key(self):
+        from . import keys
+
+        try:
+            key = keys.clean_key(self.cleaned_data["api_key"])
+        except keys.KeyError_ as e:
+            raise forms.ValidationError(str(e)) from None
+        if not key:
+            raise forms.ValidationError("Paste the key, or leave the form.")
+        return key
 
 
 FORK_TOOL_CHOICES = [("", "unchanged"), ("auto", "auto"), ("any", "any"), ("none", "none")]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from django.conf import settings
@@ -26,6 +27,12 @@ class Run:
     uploaded_pk: int | None = None
     live_pk: int | None = None
     shared: str = ""  # the share token when the run is read through a published link
+    #: HTML fragments that depend only on the run, rendered once (see views._usage_html)
+    rendered: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def usage_series(self) -> list[dict]:
+        return self.transcript.usage_series()
 
     @property
     def title(self) -> str:

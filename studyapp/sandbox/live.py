@@ -6,8 +6,8 @@ import datetime as dt
 import logging
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from studyapp.agentloop import demo, runner
@@ -23,31 +23,82 @@ class LiveError(Exception):
     """Something the learner must be told in words (no key, daily cap reached, …)."""
 
 
+def payer_key(user) -> str:
+    """Whose allowance the server's key is charged to: an account, never a browser session."""
+    return f"u{user.pk}"
+
+
 def daily_cap() -> int:
     return settings.LIVE_DAILY_TOKEN_CAP
 
 
-def tokens_today(owner, now: dt.datetime | None = None) -> int:
-    """Tokens this owner (the account when signed in, else the browser session) spent today."""
+def _account(payer: str) -> dict:
+    """The LiveUsage fields of a payer ("u<pk>"): the server's key is charged to accounts only."""
+    return {"user_id": int(payer[1:]), "owner_token": ""}
+
+
+def tokens_today(payer: str, now: dt.datetime | None = None) -> int:
+    if not payer:
+        return 0
     day = (now or timezone.now()).date()
-    row = LiveUsage.objects.owned_by(owner).filter(day=day).first()
+    row = LiveUsage.objects.filter(**_account(payer), day=day).first()
     return row.tokens if row else 0
 
 
-def _record_usage(owner, tokens: int, calls: int) -> None:
-    day = timezone.now().date()
-    with transaction.atomic():
-        row, _ = LiveUsage.objects.get_or_create(user=owner.user, owner_token=owner.token, day=day)
-        LiveUsage.objects.filter(pk=row.pk).update(
-            tokens=F("tokens") + max(0, tokens), calls=F("calls") + calls
+def allowance_refusal(used: int, worst_case: int) -> str:
+    return (
+        f"Not sent: the next call could use up to {worst_case:,} tokens (its input so far plus "
+        f"max_tokens), and {used:,} of today's live-mode allowance of {daily_cap():,} tokens "
+        "are used. It resets at midnight UTC; bring your own API key to go on now, or read the "
+        "recorded library."
+    )
+
+
+def reserve(payer: str, tokens: int, day: dt.date) -> str:
+    """Count ``tokens`` (a call's worst case) against ``payer``'s allowance before the call.
+
+    One conditional UPDATE, so calls at the same moment can't go over the cap together.
+    Returns '' when reserved, else the refusal in words."""
+    cap = daily_cap()
+    account = _account(payer)
+    LiveUsage.objects.get_or_create(**account, day=day)
+    reserved = LiveUsage.objects.filter(**account, day=day, tokens__lte=cap - tokens).update(
+        tokens=F("tokens") + tokens, calls=F("calls") + 1
+    )
+    if reserved:
+        return ""
+    return allowance_refusal(tokens_today(payer), tokens)
+
+
+def settle(payer: str, day: dt.date, reserved: int, spent: int) -> None:
+    """Replace a reservation by what the call really used, as the API reported it."""
+    delta = max(spent, 0) - reserved
+    if delta:
+        LiveUsage.objects.filter(**_account(payer), day=day).update(
+            tokens=Greatest(F("tokens") + delta, 0)
         )
 
 
-def _client():
-    try:
-        return runner.make_client()
-    except runner.RunnerError as e:
-        raise LiveError(str(e)) from None
+def save_state(live: LiveRun, run: runner.Run, results) -> None:
+    """Save the run's state and its last error after a step (the page follows these);
+    ``results`` None keeps the last error as it is."""
+    live.state = run.to_state()
+    live.updated_at = timezone.now()
+    fields = ["state", "updated_at"]
+    if results is not None:
+        errors = [r.error for r in results if r.error is not None]
+        for e in errors:  # what an operator reads (the message is redacted by the log filter)
+            logger.warning(
+                "live run %s: API call failed at step %s: %s (HTTP %s): %s",
+                live.pk,
+                e.step,
+                e.kind,
+                e.status,
+                e.message,
+            )
+        live.last_error = errors[-1].to_dict() if errors else None
+        fields.append("last_error")
+    live.save(update_fields=fields)
 
 
 def live_start(*, owner, scenario: str, prompt: str, options: dict) -> LiveRun:
@@ -70,54 +121,6 @@ def live_start(*, owner, scenario: str, prompt: str, options: dict) -> LiveRun:
 
 def load(live: LiveRun, *, client=None) -> runner.Run:
     return runner.Run.from_state(client, live.state, demo.make_handlers())
-
-
-def _spent(run: runner.Run) -> int:
-    usage = run.usage or {}
-    return int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
-
-
-def live_prepare(*, owner, live: LiveRun) -> runner.Run:
-    """The run, ready to call the API; LiveError if the owner's daily allowance is spent."""
-    if tokens_today(owner) >= daily_cap():
-        raise LiveError(
-            f"You have used today's live-mode allowance of {daily_cap():,} tokens. It resets at "
-            "midnight UTC; the recorded library is always open."
-        )
-    run = load(live, client=_client())
-    run._spent_before = (_spent(run), len(run.turns))
-    return run
-
-
-def live_persist(*, owner, live: LiveRun, run: runner.Run, results) -> None:
-    """Save the run's state, its last error and the tokens it spent (whatever happened)."""
-    spent_before, turns_before = run._spent_before
-    errors = [r.error for r in results if r.error is not None]
-    for e in errors:
-        logger.warning(
-            "live run %s: API call failed at step %s: %s (HTTP %s): %s",
-            live.pk,
-            e.step,
-            e.kind,
-            e.status,
-            e.message,
-        )
-    live.state = run.to_state()
-    live.last_error = errors[-1].to_dict() if errors else None
-    live.updated_at = timezone.now()
-    live.save(update_fields=["state", "last_error", "updated_at"])
-    _record_usage(owner, _spent(run) - spent_before, len(run.turns) - turns_before + len(errors))
-
-
-def live_step(*, owner, live: LiveRun, to_end: bool = False, tool_results=None, on_text=None):
-    """One API call (or run to the end); the state is saved whatever happened."""
-    run = live_prepare(owner=owner, live=live)
-    if to_end:
-        results = run.run_to_end(on_text=on_text)
-    else:
-        results = [run.step(on_text=on_text, tool_results=tool_results)]
-    live_persist(owner=owner, live=live, run=run, results=results)
-    return results
 
 
 def live_stop(*, live: LiveRun, reason: str) -> None:

@@ -78,6 +78,44 @@ class LiveUsage(OwnedModel):
         return len(rows)
 
 
+class LiveJob(models.Model):
+    """One request to call the API for a live run (a step, or "run to the end"), done off the
+    request thread by studyapp.sandbox.jobs. At most one is active per run. It holds no API key:
+    a visitor's own key stays in their session and in the memory of the process running the job.
+    """
+
+    QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+    ACTIVE = (QUEUED, RUNNING)
+
+    live = models.ForeignKey(LiveRun, on_delete=models.CASCADE, related_name="jobs")
+    to_end = models.BooleanField(default=False)
+    tool_results = models.JSONField(null=True, blank=True)  # manual mode: the learner's results
+    key_source = models.CharField(max_length=10)  # "server" (charged to payer) | "own"
+    payer = models.CharField(max_length=80, blank=True)  # LiveUsage.owner_key for the server key
+    status = models.CharField(max_length=10, default=QUEUED)
+    worker = models.CharField(max_length=100, blank=True)  # host:pid:thread that claimed it
+    lease_until = models.DateTimeField(null=True, blank=True)
+    cancel = models.BooleanField(default=False)  # "Stop the run" pressed while it runs
+    text = models.TextField(blank=True)  # the streamed text of the call in progress
+    calls = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)  # why it failed, in words
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["live"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="one_active_job_per_run",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} of run {self.live_id}: {self.status}"
+
+
 class PredictAnswer(OwnedModel):
     """One prediction in predict mode: what the learner chose at a step, graded on the server."""
 

@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 # step page then costs the same at 200 turns as at 5.
 _UPLOADED: OrderedDict[tuple[int, str], Run] = OrderedDict()
 _UPLOADED_MAX = 64
+_UPLOADED_RUNS = _UPLOADED  # the name main's speed work used
 
 
 def _uploaded_run(upload: UploadedRun) -> Run:
@@ -87,6 +88,7 @@ def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
             return _uploaded_run(upload)
         upload.refresh_from_db(fields=["data"])
         return _uploaded_run(upload)
+
     run = library().get(slug or "")
     if run is None:
         raise Http404("No recorded loop with that name")
@@ -240,24 +242,35 @@ def _jumps(run: Run, index: int) -> dict:
     }
 
 
-STEP_WINDOW = 24
-
-
-def _series(run: Run) -> list[dict]:
-    """The run's usage series, computed once per run object (runs are immutable once built)."""
-    cached = getattr(run, "_series_cache", None)
-    if cached is None or len(cached) != len(run.transcript.turns):  # a live run grows
-        cached = run.transcript.usage_series()
-        run._series_cache = cached
-    return cached
-
-
 def _markers(run: Run) -> dict[int, str]:
-    cached = getattr(run, "_markers_cache", None)
-    if cached is None or getattr(run, "_markers_n", -1) != len(run.transcript.turns):
-        cached = context_markers(run.transcript.turns)
-        run._markers_cache, run._markers_n = cached, len(run.transcript.turns)
+    cached = run.rendered.get("markers")
+    if cached is None:
+        cached = run.rendered["markers"] = context_markers(run.transcript.turns)
     return cached
+
+
+def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix: str):
+    """The context chart and its table: rendered once per run and link form, then only the
+    current step is marked (a long run's chart and table would otherwise cost every step)."""
+    cache = run.rendered
+    key = ("usage", prefix, suffix)
+    html = cache.get(key)
+    if html is None:
+        chart = context_chart(series, -1, lambda s: f"{prefix}{s}/{suffix}", _markers(run))
+        rows = "".join(
+            f'<tr data-step="{r["step"]}"><th scope="row">{r["step"] + 1}</th>'
+            f"<td>{int(r['context_tokens'])}</td><td>{int(r['output_tokens'])}</td>"
+            f"<td>{int(r['cache_read_input_tokens'])}</td></tr>"
+            for r in series
+        )
+        html = cache[key] = (chart, rows)
+    chart, rows = html
+    bar = f'<rect class="c-bar" data-step="{current}"'
+    row = f'<tr data-step="{current}">'
+    return {
+        "chart": mark_safe(chart.replace(bar, bar.replace("c-bar", "c-bar is-current"), 1)),  # noqa: S308 - numbers and escaped URLs
+        "rows": mark_safe(rows.replace(row, f'<tr data-step="{current}" class="is-current">', 1)),  # noqa: S308 - numbers only
+    }
 
 
 def step_context(request, run: Run, n: int) -> dict:
@@ -265,16 +278,18 @@ def step_context(request, run: Run, n: int) -> dict:
     if not 1 <= n <= len(turns):
         raise Http404("No such step")
     turn = turns[n - 1]
-    raw = bool(request.session.get(RAW_KEY, False))
+    # ?raw=1 / ?raw=0 (the toggle is a GET form, so a library step stays one cacheable page per
+    # URL); without it, the preference a visitor saved with the older POST toggle.
+    chosen = request.GET.get("raw")
+    raw = chosen == "1" if chosen in ("0", "1") else bool(request.session.get(RAW_KEY, False))
+    suffix = "?raw=1" if chosen == "1" else ""
     info = catalogue.STOP_REASONS.get(turn.stop_reason or "")
     action = catalogue.NEXT_ACTIONS.get(turn.action or "")
     is_last = n == len(turns)
     capped = is_last and run.transcript.ended_by in ("turn_cap", "repeated_call")
-    # The chart and its table show the steps around this one (the overview shows them all),
-    # so a step page of a 200-turn run costs what one of a 5-turn run does.
-    series = _series(run)
-    lo = max(0, min(n - 1 - STEP_WINDOW // 2, len(series) - STEP_WINDOW))
-    window = series[lo : lo + STEP_WINDOW]
+    # One reverse() for every step link: a 200-step run's chart links each of its bars.
+    prefix = _step_url(run, 1).removesuffix("1/")
+    series = run.usage_series
     return {
         "run": run,
         "n": n,
@@ -297,21 +312,18 @@ def step_context(request, run: Run, n: int) -> dict:
         else "",
         "findings": [f for f in run.findings if f.step == turn.index],
         "run_findings": [f for f in run.findings if f.step is None],
-        "chart": mark_safe(  # noqa: S308 - built from numbers and escaped URLs
-            context_chart(window, turn.index, lambda s: _step_url(run, s), _markers(run))
-        ),
-        "series": window,
-        "windowed": len(window) < len(turns),
+        "usage": _usage_html(run, series, turn.index, prefix, suffix),
         "jumps": _jumps(run, turn.index),
         "urls": {
-            "first": _step_url(run, 1),
-            "prev": _step_url(run, n - 1) if n > 1 else None,
-            "next": _step_url(run, n + 1) if not is_last else None,
-            "last": _step_url(run, len(turns)),
+            "first": f"{prefix}1/{suffix}",
+            "prev": f"{prefix}{n - 1}/{suffix}" if n > 1 else None,
+            "next": f"{prefix}{n + 1}/{suffix}" if not is_last else None,
+            "last": f"{prefix}{len(turns)}/{suffix}",
             "predict": _step_url(run, 1, "predict"),
-            "self": _step_url(run, n),
+            "self": f"{prefix}{n}/",
+            "raw_toggle": f"{prefix}{n}/",
         },
-        "step_url": lambda s: _step_url(run, s),
+        "step_url": lambda s: f"{prefix}{s}/{suffix}",
         "links": _run_links(run) if not run.live_pk else None,
         "response_json": _lean_json(turn.response),
     }
@@ -322,7 +334,7 @@ def step(request, n: int, slug: str | None = None, pk: int | None = None):
     ctx = step_context(request, run, n)
     for key in ("next_tool", "next_finding"):
         target = ctx["jumps"][key]
-        ctx["jumps"][key + "_url"] = _step_url(run, target) if target else None
+        ctx["jumps"][key + "_url"] = ctx["step_url"](target) if target else None
     if run.uploaded_pk and not run.shared:  # the owner: publish or revoke a read-only link
         token = getattr(request, "_upload_share", "")
         ctx["share_url"] = (

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import json
-import queue
-import threading
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.owners import get_owner
-from studyapp.agentloop import demo, models, runner
+from studyapp.agentloop import demo, models, runner, runner_checks
 
+from . import jobs, keys
 from . import live as services
-from .forms import ForkForm, LiveForm
-from .models import LiveRun
+from .forms import ForkForm, LiveForm, OwnKeyForm
+from .models import LiveJob, LiveRun
 from .views import step_context
 
 RUN_END_RULES = {"loop-ignores-stop-reason", "max-tokens-as-done", "cap-only-stop"}
@@ -38,22 +37,55 @@ def _form(data=None):
     )
 
 
+def server_key_refusal(request) -> str:
+    """Why this visitor may not spend the server's key ('' when they may)."""
+    if not runner.api_key_configured():
+        return (
+            "Live mode is off on this server (no ANTHROPIC_API_KEY): bring your own API key "
+            "for this run."
+        )
+    if not request.user.is_authenticated:
+        return (
+            "Only signed-in accounts may use this server's API key. Sign in, or bring your "
+            "own API key for this run."
+        )
+    return ""
+
+
+def who_pays(request, live: LiveRun) -> tuple[str, str, str | None]:
+    """(key source, payer, the visitor's own key) for the next call; LiveError if nobody."""
+    own = keys.own_key(request, live.pk)
+    if own:
+        return "own", "", own
+    refusal = server_key_refusal(request)
+    if refusal:
+        raise services.LiveError(refusal)
+    return "server", services.payer_key(request.user), None
+
+
 @require_http_methods(["GET", "POST"])
 def live_index(request):
     enabled = runner.api_key_configured()
     form = _form(request.POST or None)
-    if request.method == "POST" and enabled and form.is_valid():
-        try:
-            live = services.live_start(
-                owner=get_owner(request),
-                scenario=form.cleaned_data["scenario"],
-                prompt=form.cleaned_data["prompt"],
-                options=form.cleaned_data["options"],
-            )
-        except (runner.RunnerError, ValueError) as e:
-            form.add_error(None, str(e))
+    if request.method == "POST" and form.is_valid():
+        own = form.cleaned_data["api_key"]
+        refusal = "" if own else server_key_refusal(request)
+        if refusal:
+            form.add_error(None, refusal)
         else:
-            return redirect("sandbox:live_run", pk=live.pk)
+            try:
+                live = services.live_start(
+                    owner=get_owner(request),
+                    scenario=form.cleaned_data["scenario"],
+                    prompt=form.cleaned_data["prompt"],
+                    options=form.cleaned_data["options"],
+                )
+            except (runner.RunnerError, ValueError) as e:
+                form.add_error(None, str(e))
+            else:
+                if own:
+                    keys.remember(request, live.pk, own)
+                return redirect("sandbox:live_run", pk=live.pk)
     owner = get_owner(request, create=False)
     runs = list(LiveRun.objects.owned_by(owner).only("pk", "title", "updated_at")[:20])
     return render(
@@ -61,6 +93,7 @@ def live_index(request):
         "sandbox/live_index.html",
         {
             "enabled": enabled,
+            "signed_in": request.user.is_authenticated,
             "form": form,
             "runs": runs,
             "scenarios": demo.SCENARIOS.values(),
@@ -89,16 +122,41 @@ def model_table() -> list[dict]:
     ]
 
 
+def _damaged(request, live, error) -> HttpResponse:
+    return render(
+        request,
+        "sandbox/live_damaged.html",
+        {"live": live, "error": str(error)},
+    )
+
+
 def live_run(request, pk: int):
     live = _live(request, pk)
-    run = services.load(live)
+    try:
+        run = services.load(live)
+        sandbox_run = services.as_sandbox_run(live)
+    except (runner.RunnerError, ValueError) as e:
+        return _damaged(request, live, e)
+    job = jobs.last_job(live)
+    if job is not None and job.status in LiveJob.ACTIVE:
+        jobs.expire_stale(live)
+        job.refresh_from_db()
+    active = job is not None and job.status in LiveJob.ACTIVE
     model = run.effective_params.get("model", "")
     rules = models.get_model(model)
-    sandbox_run = services.as_sandbox_run(live)
+    own = keys.has_own_key(request, live.pk)
+    refusal = "" if own else server_key_refusal(request)
+    payer = services.payer_key(request.user) if request.user.is_authenticated and not own else ""
     ctx = {
         "live": live,
         "run": run,
-        "enabled": runner.api_key_configured(),
+        "job": job if active else None,
+        "job_failed": job.error if job is not None and job.status == LiveJob.FAILED else "",
+        "enabled": not refusal,
+        "refusal": refusal,
+        "own_key": own,
+        "key_form": OwnKeyForm(),
+        "worst_case": runner_checks.worst_case_tokens(run) if run.status != "ended" else 0,
         "pending": [
             {
                 "block": b,
@@ -112,7 +170,7 @@ def live_run(request, pk: int):
         else "",
         "fork_form": ForkForm(initial={"at_step": len(run.turns)}, model=model),
         "model_status": rules.status_text() if rules else "rules unknown for this model",
-        "tokens_today": services.tokens_today(get_owner(request, create=False)),
+        "tokens_today": services.tokens_today(payer),
         "daily_cap": services.daily_cap(),
     }
     if sandbox_run is not None:
@@ -128,7 +186,10 @@ def live_run(request, pk: int):
 def live_steps(request, pk: int, n: int):
     """The stepper over a live run's turns so far."""
     live = _live(request, pk)
-    sandbox_run = services.as_sandbox_run(live)
+    try:
+        sandbox_run = services.as_sandbox_run(live)
+    except (runner.RunnerError, ValueError) as e:
+        return _damaged(request, live, e)
     if sandbox_run is None:
         return redirect("sandbox:live_run", pk=pk)
     ctx = step_context(request, sandbox_run, n)
@@ -153,79 +214,96 @@ def _tool_results(request, run) -> dict:
     return results
 
 
-def _report(request, results) -> None:
-    for result in results:
-        if result.error is not None:
-            messages.error(request, f"The API call failed: {result.error.message}")
-        elif result.kind == "ended" and result.ended_reason:
-            messages.info(request, result.ended_reason)
-
-
 @require_POST
 def live_step(request, pk: int):
+    """Queue one API call (or "run to the end") for a worker, and go back to the run's page.
+
+    Nothing here waits on the API: the page follows the job (htmx polling) until it is done."""
     live = _live(request, pk)
-    owner = get_owner(request)
     to_end = request.POST.get("until") == "end"
     try:
+        run = services.load(live)
         tool_results = None
         if request.POST.get("manual") == "1":
-            tool_results = _tool_results(request, services.load(live))
-        if request.headers.get("Accept") == "text/event-stream" and not to_end:
-            return _stream_step(owner, live, tool_results)
-        _report(
-            request,
-            services.live_step(owner=owner, live=live, to_end=to_end, tool_results=tool_results),
+            tool_results = _tool_results(request, run)
+            run._accept_results(run.pending_tool_uses, tool_results)  # refused here, in words
+        elif run.status == "awaiting_tool_results":
+            raise runner.RunnerError("Write the tool results first, then send them.")
+        if run.status == "ended":
+            raise runner.RunnerError("The run has ended; fork it to go on.")
+        source, payer, own = who_pays(request, live)
+        if source == "server":
+            worst = runner_checks.worst_case_tokens(run)
+            used = services.tokens_today(payer)
+            if used + worst > services.daily_cap():
+                raise services.LiveError(services.allowance_refusal(used, worst))
+        jobs.enqueue(
+            live=live,
+            to_end=to_end,
+            tool_results=tool_results,
+            key_source=source,
+            payer=payer,
+            api_key=own,
         )
     except (services.LiveError, runner.RunnerError) as e:
         messages.error(request, str(e))
     return redirect("sandbox:live_run", pk=pk)
 
 
-def _stream_step(owner, live, tool_results):
-    """Server-sent events: text deltas as they arrive, then 'done' when the step is saved.
+@require_GET
+def live_job(request, pk: int):
+    """The call in progress (htmx polls this); when it is over, the whole page reloads."""
+    live = _live(request, pk)
+    job = jobs.active_job(live)
+    if job is None:
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Refresh"] = "true"
+            return response
+        return redirect("sandbox:live_run", pk=pk)
+    if not request.htmx:
+        return redirect("sandbox:live_run", pk=pk)
+    return render(request, "sandbox/live_run.html#job", {"live": live, "job": job})
 
-    Only the API call runs in a worker thread; the database is touched in this one.
-    """
-    run = services.live_prepare(owner=owner, live=live)
-    deltas: queue.Queue = queue.Queue()
-    outcome: dict = {}
 
-    def work():
-        try:
-            outcome["result"] = run.step(on_text=deltas.put, tool_results=tool_results)
-        except runner.RunnerError as e:
-            outcome["error"] = str(e)
-        finally:
-            deltas.put(None)
-
-    def events():
-        thread = threading.Thread(target=work, daemon=True)
-        thread.start()
-        while (delta := deltas.get()) is not None:
-            yield f"event: text\ndata: {json.dumps(delta)}\n\n"
-        thread.join()
-        result = outcome.get("result")
-        if result is not None:
-            services.live_persist(owner=owner, live=live, run=run, results=[result])
-        error = outcome.get("error") or (result.error.message if result and result.error else "")
-        yield f"event: done\ndata: {json.dumps({'error': error})}\n\n"
-
-    response = StreamingHttpResponse(events(), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+@require_POST
+def live_key(request, pk: int):
+    """Bring your own API key for this run, or forget it."""
+    live = _live(request, pk)
+    if request.POST.get("forget") == "1":
+        keys.forget(request, live.pk)
+        messages.success(request, "Your key is forgotten: this run uses no key of yours now.")
+        return redirect("sandbox:live_run", pk=pk)
+    form = OwnKeyForm(request.POST)
+    if form.is_valid():
+        keys.remember(request, live.pk, form.cleaned_data["api_key"])
+        messages.success(request, "Your key is kept for this run, in your session only.")
+    else:
+        messages.error(request, " ".join(form.errors.get("api_key", ["That key was refused."])))
+    return redirect("sandbox:live_run", pk=pk)
 
 
 @require_POST
 def live_stop(request, pk: int):
-    services.live_stop(live=_live(request, pk), reason="Stopped by the learner.")
+    live = _live(request, pk)
+    if jobs.request_stop(live):
+        messages.info(request, "The run stops after the call in progress.")
+    else:
+        try:
+            services.live_stop(live=live, reason="Stopped by the learner.")
+        except runner.RunnerError as e:
+            messages.error(request, str(e))
     return redirect("sandbox:live_run", pk=pk)
 
 
 @require_POST
 def live_fork(request, pk: int):
     live = _live(request, pk)
-    model = services.load(live).effective_params.get("model", "")
+    try:
+        model = services.load(live).effective_params.get("model", "")
+    except runner.RunnerError as e:
+        messages.error(request, f"Can't fork this run: {e}")
+        return redirect("sandbox:live_run", pk=pk)
     form = ForkForm(request.POST, model=model)
     if not form.is_valid():
         messages.error(request, "Choose how many steps to keep (a whole number).")
@@ -245,12 +323,19 @@ def live_fork(request, pk: int):
     except (runner.RunnerError, ValueError) as e:
         messages.error(request, f"Can't fork there: {e}")
         return redirect("sandbox:live_run", pk=pk)
+    own = keys.own_key(request, live.pk)
+    if own:
+        keys.remember(request, new.pk, own)  # the fork is the same learner's run
     messages.success(request, f"Forked at step {form.cleaned_data['at_step']}.")
     return redirect("sandbox:live_run", pk=new.pk)
 
 
 @require_POST
 def live_save(request, pk: int):
-    saved = services.live_save(owner=get_owner(request), live=_live(request, pk))
+    try:
+        saved = services.live_save(owner=get_owner(request), live=_live(request, pk))
+    except runner.RunnerError as e:
+        messages.error(request, f"Can't save this run: {e}")
+        return redirect("sandbox:live_run", pk=pk)
     messages.success(request, f"Saved to your runs as “{saved.title}”.")
     return redirect("sandbox:upload_steps", pk=saved.pk, n=1)

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from quizzes.bank import load_bank
 from studyapp.notes.loader import NoteError, library
+from studyapp.pagecache import bump_content_version
 
 
 class Command(BaseCommand):
@@ -34,5 +35,7 @@ class Command(BaseCommand):
             f"{len(report.skipped)} kept (authored in the browser), "
             f"{len(report.problems)} invalid"
         )
+        # Every server's cached reading pages are out of date now (studyapp/pagecache.py).
+        bump_content_version()
         if report.problems and strict:
             raise CommandError(f"{len(report.problems)} invalid question(s)")

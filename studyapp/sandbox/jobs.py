@@ -1,0 +1,299 @@
+"""Live API calls off the request thread: a small job table, claimed with a conditional UPDATE.
+
+A POST to step a live run only writes a :class:`LiveJob` row and returns; the call itself runs in
+a worker, which saves the run after every step, so the page (polling) follows it and "Run to the
+end" goes on server-side. Where the worker runs is ``settings.LIVE_JOBS``:
+
+- ``"thread"`` (the default; ``make run`` and gunicorn alike): a thread pool of
+  ``LIVE_THREADS`` threads inside the web process that took the request;
+- ``"external"``: the web processes only queue; ``manage.py liveworker`` (one or more, anywhere
+  that reaches the database) claims and runs the jobs. A job on a visitor's own key still runs
+  in the web process that has the key in memory: the key is never written where another process
+  could read it.
+- ``"inline"``: runs the job before the request returns (only for the test suite).
+
+Timeouts agree: the SDK's per-call timeout is at most ``runner.CALL_TIMEOUT_S`` (and no more than
+the run's wall-clock guard has left), and a worker holds a job on a lease of ``LEASE_S``, longer
+than one call, renewed before each call. A job whose lease ran out (its process died) or that no
+worker claimed within ``LIVE_QUEUE_STALE_S`` is failed with a message, so a new step can start.
+
+Spending: with the server's key, every call first reserves its worst case (input so far +
+max_tokens) against the account's daily allowance in one conditional UPDATE, so no call can go
+over the cap, even several at once; after the call the reservation is settled to what the API
+reported. A call that fails or times out without a usage report keeps the worst case counted; a
+request the API refused (4xx) or that was never sent is refunded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings
+from django.db import IntegrityError, close_old_connections, connection, transaction
+from django.utils import timezone
+
+from studyapp.agentloop import demo, runner, runner_checks
+from studyapp.agentloop.redact import redact
+
+from . import live as services
+from .models import LiveJob, LiveRun
+
+log = logging.getLogger(__name__)
+
+LEASE_S = runner.CALL_TIMEOUT_S + 30  # one call's SDK timeout, plus the time to save it
+TEXT_FLUSH_S = 0.5  # how often the streamed text is written for the page to follow
+
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def mode() -> str:
+    return settings.LIVE_JOBS
+
+
+def queue_stale_s() -> int:
+    return settings.LIVE_QUEUE_STALE_S
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"[:100]
+
+
+def executor() -> ThreadPoolExecutor:
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(
+                max_workers=settings.LIVE_THREADS, thread_name_prefix="live"
+            )
+        return _executor
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+
+def expire_stale(live: LiveRun | None = None) -> int:
+    """Fail jobs whose worker died (lease over) or that nobody claimed in time."""
+    now = timezone.now()
+    jobs = LiveJob.objects.all() if live is None else LiveJob.objects.filter(live=live)
+    n = jobs.filter(status=LiveJob.RUNNING, lease_until__lt=now).update(
+        status=LiveJob.FAILED,
+        finished_at=now,
+        error="The worker running this call stopped before it finished. The tokens it could "
+        "have used were counted; nothing else was lost: step again.",
+    )
+    n += jobs.filter(
+        status=LiveJob.QUEUED, created_at__lt=now - dt.timedelta(seconds=queue_stale_s())
+    ).update(
+        status=LiveJob.FAILED,
+        finished_at=now,
+        error="No worker picked this call up in time (the server is busy). Step again.",
+    )
+    return n
+
+
+def active_job(live: LiveRun) -> LiveJob | None:
+    expire_stale(live)
+    return LiveJob.objects.filter(live=live, status__in=LiveJob.ACTIVE).first()
+
+
+def last_job(live: LiveRun) -> LiveJob | None:
+    return LiveJob.objects.filter(live=live).order_by("-pk").first()
+
+
+def enqueue(
+    *,
+    live: LiveRun,
+    to_end: bool,
+    tool_results: dict | None,
+    key_source: str,
+    payer: str = "",
+    api_key: str | None = None,
+) -> LiveJob:
+    """Queue a call for ``live`` and hand it to a worker; LiveError when one is already active."""
+    expire_stale(live)
+    # finished jobs are only kept until the next one: the table holds a row or two per run
+    LiveJob.objects.filter(live=live).exclude(status__in=LiveJob.ACTIVE).delete()
+    try:
+        with transaction.atomic():
+            job = LiveJob.objects.create(
+                live=live,
+                to_end=to_end,
+                tool_results=tool_results,
+                key_source=key_source,
+                payer=payer,
+            )
+    except IntegrityError:
+        raise services.LiveError(
+            "A call for this run is already in progress: wait for it, or stop the run."
+        ) from None
+    dispatch(job.pk, api_key=api_key)
+    return job
+
+
+def dispatch(job_pk: int, *, api_key: str | None = None) -> None:
+    if mode() == "inline":
+        run_job(job_pk, api_key=api_key)
+    elif api_key or mode() == "thread":
+        executor().submit(_in_thread, job_pk, api_key)
+    # "external": manage.py liveworker claims it from the table
+
+
+def request_stop(live: LiveRun) -> bool:
+    """Ask the active job to stop after its current call; False when none is active."""
+    return bool(LiveJob.objects.filter(live=live, status__in=LiveJob.ACTIVE).update(cancel=True))
+
+
+def claim(job_pk: int, worker: str) -> bool:
+    lease = timezone.now() + dt.timedelta(seconds=LEASE_S)
+    return bool(
+        LiveJob.objects.filter(pk=job_pk, status=LiveJob.QUEUED).update(
+            status=LiveJob.RUNNING, worker=worker, lease_until=lease
+        )
+    )
+
+
+def next_queued() -> int | None:
+    """The oldest queued job a separate worker may run (jobs on the server's key only)."""
+    return (
+        LiveJob.objects.filter(status=LiveJob.QUEUED, key_source="server")
+        .order_by("created_at")
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+# --- running a job -----------------------------------------------------------------------------
+
+
+def _in_thread(job_pk: int, api_key: str | None) -> None:
+    close_old_connections()
+    try:
+        run_job(job_pk, api_key=api_key)
+    finally:
+        connection.close()
+
+
+def run_claimed_in_thread(job_pk: int) -> None:
+    """For ``manage.py liveworker``'s pool: a job it has claimed, on the server's key."""
+    close_old_connections()
+    try:
+        run_claimed(job_pk)
+    finally:
+        connection.close()
+
+
+def run_job(job_pk: int, *, api_key: str | None = None) -> None:
+    """Claim the job and make its calls; every failure ends it with a message, never a crash."""
+    if claim(job_pk, worker_name()):
+        run_claimed(job_pk, api_key=api_key)
+    # else: another worker has it, or it was failed as stale
+
+
+def run_claimed(job_pk: int, *, api_key: str | None = None) -> None:
+    job = LiveJob.objects.select_related("live").get(pk=job_pk)
+    try:
+        error = _run(job, api_key)
+    except Exception as exc:  # a bug must not leave the job running until its lease ends
+        log.error("live job %s failed: %s", job_pk, redact(f"{type(exc).__name__}: {exc}", api_key))
+        error = "The call could not be completed because of an error on this server. Step again."
+    LiveJob.objects.filter(pk=job_pk).update(
+        status=LiveJob.FAILED if error else LiveJob.DONE,
+        error=redact(error, api_key),
+        text="",
+        finished_at=timezone.now(),
+    )
+
+
+def _cancelled(job: LiveJob) -> bool:
+    return LiveJob.objects.filter(pk=job.pk, cancel=True).exists()
+
+
+class _Text:
+    """Streamed text, written to the job row at most every TEXT_FLUSH_S."""
+
+    def __init__(self, job: LiveJob) -> None:
+        self.job, self.parts, self.last = job, [], 0.0
+
+    def __call__(self, delta: str) -> None:
+        self.parts.append(delta)
+        if time.monotonic() - self.last >= TEXT_FLUSH_S:
+            self.flush()
+
+    def flush(self) -> None:
+        self.last = time.monotonic()
+        LiveJob.objects.filter(pk=self.job.pk).update(text="".join(self.parts)[-20_000:])
+
+    def reset(self) -> None:
+        self.parts = []
+
+
+def _spent_by(result: runner.StepResult, run: runner.Run, reserved: int) -> int:
+    """What one step cost: the API's usage report, else the worst case if a call went out."""
+    if result.kind == "response" and result.turn is not None:
+        used_in, used_out = runner._tokens(run.turns[result.turn]["response"].get("usage"))
+        return used_in + used_out
+    error = result.error
+    if error is None:
+        return 0  # a guard ended the run before calling
+    if error.status is None and error.kind == "invalid_request":
+        return 0  # refused before sending
+    if error.status is not None and 400 <= error.status < 500:
+        return 0  # the API refused the request: nothing was generated
+    return reserved  # timeout, connection lost, 5xx, an unreadable answer: assume the worst
+
+
+def _run(job: LiveJob, api_key: str | None) -> str:
+    live = job.live
+    try:
+        client = runner.make_client(api_key=api_key)
+        run = runner.Run.from_state(client, live.state, demo.make_handlers())
+    except runner.RunnerError as e:
+        return str(e)
+    text = _Text(job)
+    tool_results = job.tool_results
+    message = ""
+    while True:
+        if _cancelled(job):
+            break  # stopped below
+        if run.status == "ended" or (run.status != "ready" and tool_results is None):
+            break
+        reserved, day = 0, timezone.now().date()
+        if job.key_source == "server":
+            reserved = runner_checks.worst_case_tokens(run)
+            refusal = services.reserve(job.payer, reserved, day)
+            if refusal:
+                message = refusal
+                break
+        LiveJob.objects.filter(pk=job.pk).update(
+            lease_until=timezone.now() + dt.timedelta(seconds=LEASE_S)
+        )
+        text.reset()
+        try:
+            result = run.step(on_text=text, tool_results=tool_results)
+        except runner.RunnerError as e:
+            if reserved:
+                services.settle(job.payer, day, reserved, 0)
+            message = str(e)
+            break
+        tool_results = None
+        spent = _spent_by(result, run, reserved)
+        if job.key_source == "server":
+            services.settle(job.payer, day, reserved, spent)
+        LiveJob.objects.filter(pk=job.pk).update(calls=job.calls + 1)
+        job.calls += 1
+        services.save_state(live, run, [result])
+        if result.error is not None:
+            break  # the run's last_error says what happened (the page shows it)
+        if not job.to_end or result.kind != "response":
+            break
+    if not run.ended_by and _cancelled(job):  # "Stop the run" pressed during the last call
+        run.stop("Stopped by the learner.")
+        services.save_state(live, run, None)
+    return message

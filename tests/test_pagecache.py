@@ -1,0 +1,148 @@
+"""Anonymous reading pages are shared: no per-visitor state, public cache headers, 304 on
+revalidation, served from Django's cache and invalidated by loadcontent; signed-in pages never."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import pytest
+from django.core.management import call_command
+from django.urls import NoReverseMatch, reverse
+
+from studyapp.notes.loader import library
+
+from .test_notes import note_text
+
+
+def reading_pages() -> list[str]:
+    pages = [
+        "/",
+        "/notes/",
+        f"/notes/{next(iter(library().notes()))}/",
+        "/glossary/",
+        "/sandbox/parallel-lookups/steps/2/",
+    ]
+    with contextlib.suppress(NoReverseMatch):  # "What changed" (issue 11), where it exists
+        pages.append(reverse("notes:changes"))
+    return pages
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
+def test_an_anonymous_reading_page_carries_no_visitor_state_and_lets_a_cdn_cache_it(client, htmx):
+    headers = {"HX-Request": "true"} if htmx else {}
+    for url in reading_pages():
+        response = client.get(url, headers=headers)
+        assert response.status_code == 200, url
+        assert not response.cookies, f"{url} set {list(response.cookies)}"
+        html = response.content.decode()
+        assert "csrfmiddlewaretoken" not in html and "csrftoken" not in html, url
+        control = response.headers["Cache-Control"]
+        assert "public" in control and "max-age=300" in control, (url, control)
+        assert "private" not in control and "no-cache" not in control, (url, control)
+        assert response.headers["ETag"] and response.headers["Last-Modified"], url
+        assert {"Cookie", "HX-Request"} <= {v.strip() for v in response.headers["Vary"].split(",")}
+
+
+@pytest.mark.django_db
+def test_the_second_visitor_gets_the_cached_page_and_a_revalidation_gets_304(client):
+    for url in reading_pages():
+        first = client.get(url)
+        second = client.get(url)
+        assert first.headers["X-Page-Cache"] == "miss", url
+        assert second.headers["X-Page-Cache"] == "hit", url
+        assert second.content == first.content, url
+        assert second.headers["ETag"] == first.headers["ETag"], url
+        revalidated = client.get(url, headers={"If-None-Match": first.headers["ETag"]})
+        assert revalidated.status_code == 304, url
+        assert revalidated.content == b"" and not revalidated.cookies, url
+        assert "public" in revalidated.headers["Cache-Control"], url
+
+
+@pytest.mark.django_db
+def test_a_fragment_and_the_whole_page_are_cached_apart(client):
+    url = "/sandbox/parallel-lookups/steps/2/"
+    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    page = client.get(url).content.decode()
+    assert "<html" in page and "<html" not in fragment
+    again = client.get(url, headers={"HX-Request": "true"})
+    assert again.headers["X-Page-Cache"] == "hit" and "<html" not in again.content.decode()
+    restore = {"HX-Request": "true", "HX-History-Restore-Request": "true"}
+    assert "<html" in client.get(url, headers=restore).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_signed_in_page_is_never_served_from_the_shared_cache(client, learner):
+    for url in reading_pages():
+        client.get(url)  # an anonymous visitor fills the cache
+        assert client.get(url).headers["X-Page-Cache"] == "hit"
+    client.force_login(learner)
+    for url in reading_pages():
+        response = client.get(url)
+        assert response.status_code == 200
+        assert "X-Page-Cache" not in response.headers, url
+        assert "private" in response.headers["Cache-Control"], url
+        assert "public" not in response.headers["Cache-Control"], url
+        if "HX-Request" not in url and "/steps/" not in url:
+            assert "learner" in response.content.decode(), url  # the header names them
+    # ... and what they were shown never reaches the next anonymous visitor.
+    client.logout()
+    for url in reading_pages():
+        assert "learner" not in client.get(url).content.decode().split("<main")[0]
+
+
+@pytest.mark.django_db
+def test_a_visitor_with_a_session_is_not_served_the_shared_page(client):
+    url = "/sandbox/parallel-lookups/steps/2/"
+    client.get(url)
+    client.post("/sandbox/raw-json/", {"next": url})  # an anonymous preference, in a session
+    response = client.get(url)
+    assert "X-Page-Cache" not in response.headers and 'class="raw-json"' in response.text
+    assert "private" in response.headers["Cache-Control"]
+
+
+@pytest.mark.django_db
+def test_the_raw_json_view_is_its_own_cacheable_url(client):
+    url = "/sandbox/parallel-lookups/steps/2/"
+    assert 'class="raw-json"' not in client.get(url).text
+    raw = client.get(url + "?raw=1")
+    assert 'class="raw-json"' in raw.text and "?raw=1" in raw.text  # step links keep the choice
+    assert not raw.cookies and "public" in raw.headers["Cache-Control"]
+    assert client.get(url + "?raw=1").headers["X-Page-Cache"] == "hit"
+
+
+@pytest.mark.django_db
+def test_a_page_that_uses_the_csrf_token_is_not_stored(client, settings):
+    # Were a form added to a reading page, the page would stop being shared, not leak a token.
+    settings.PAGE_CACHE_VIEWS = [*settings.PAGE_CACHE_VIEWS, "quizzes:practice"]
+    url = reverse("quizzes:practice")
+    response = client.get(url)
+    assert "csrfmiddlewaretoken" in response.text and "csrftoken" in response.cookies
+    assert "private" in response.headers["Cache-Control"]
+    assert "X-Page-Cache" not in client.get(url).headers
+
+
+@pytest.mark.django_db
+def test_loadcontent_replaces_every_cached_page(client, notes_dir):
+    path = notes_dir / "01-sample.md"
+    path.write_text(note_text(body="## Part one {#one}\n\nThe first wording.\n"))
+    assert "The first wording." in client.get("/notes/sample/").text
+    path.write_text(note_text(body="## Part one {#one}\n\nThe second wording.\n"))
+    os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 5))
+    stale = client.get("/notes/sample/")
+    assert stale.headers["X-Page-Cache"] == "hit" and "The first wording." in stale.text
+    (notes_dir.parent.parent / "questions").mkdir()
+    call_command("loadcontent", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    fresh = client.get("/notes/sample/")
+    assert "The second wording." in fresh.text and fresh.headers["X-Page-Cache"] == "miss"
+    assert fresh.headers["ETag"] != stale.headers["ETag"]
+    # A browser revalidating with the old ETag gets the new page, not 304.
+    assert client.get("/notes/sample/", headers={"If-None-Match": stale["ETag"]}).status_code == 200
+
+
+@pytest.mark.django_db
+def test_the_csrf_endpoint_sets_the_cookie_and_is_never_cached(client):
+    response = client.get("/csrf/")
+    assert response.status_code == 204 and "csrftoken" in response.cookies
+    assert "no-cache" in response.headers["Cache-Control"]

@@ -1,0 +1,11 @@
+"""Settings of the app servers that tests/test_scale.py starts: the test settings, with the
+production set-up's shared state (cached_db sessions in Redis) and a small log-in limit on."""
+
+from tests.settings import *  # noqa: F403
+
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+RATELIMIT_ENABLED = True
+RATE_LIMITS = {
+    **RATE_LIMITS,  # noqa: F405
+    "login": {"views": ["login", "signup"], "rate": (4, 300), "what": "log-in attempts"},
+}
