@@ -8,7 +8,7 @@ from studyapp.agentloop import runner
 from tests.fakes import FakeAPI, reply, text, tool_use
 
 pytestmark = pytest.mark.django_db(transaction=True)
-JOB = 20_000  # ms to wait for a call run by a worker thread (polled every second) on a busy machine
+JOB = 45_000  # ms to wait for a call run by a worker thread (polled every second) on a busy machine
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ def test_candidate_reads_the_notes(page, live_server, assert_accessible):
     expect(page.locator("table.catalogue").first).to_be_visible()
     assert_accessible(page, "note-stop-reasons")
 
-    toc = page.get_by_role("complementary").get_by_role("link").nth(1)
+    toc = page.get_by_role("complementary", name="On this page").get_by_role("link").nth(1)
     anchor = toc.get_attribute("href")
     toc.click()
     expect(page).to_have_url(live_server.url + "/notes/stop-reasons/" + anchor)

@@ -67,7 +67,7 @@ def test_on_a_phone_the_title_comes_before_the_table_of_contents(browser, live_s
     page = context.new_page()
     page.goto(live_server.url + "/notes/tool-choice/")
     title = page.get_by_role("heading", level=1).bounding_box()
-    toc = page.get_by_role("complementary").bounding_box()
+    toc = page.get_by_role("complementary", name="On this page").bounding_box()
     assert title["y"] < toc["y"]
     # The key points come first of all, right under the title.
     key_points = page.locator(".key-points").bounding_box()
