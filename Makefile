@@ -51,6 +51,7 @@ bench: $(STAMP)
 	command -v wrk >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
 	command -v redis-server >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server; }
 	$(PY) bench/run.py
+	$(PY) -m bench.upload_steps
 
 # Import previews of pathological files at 1x and 10x: the time ratio shows an import is linear.
 bench-imports: $(STAMP)

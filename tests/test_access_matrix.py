@@ -15,6 +15,15 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from quizzes.models import Attempt, Question, Response
 from studyapp.sandbox.models import UploadedRun
 
+
+def _published(upload) -> str:
+    """Publish the world's upload and return its share token (saved in every test's own
+    transaction: the world may be shared by the module while each test rolls back)."""
+    token = "t" * 10 + "shared-link-token-for-tests"
+    type(upload).objects.filter(pk=upload.pk).update(share_token=token)
+    return token
+
+
 ROLES = ("anonymous", "learner", "other", "instructor", "staff")
 
 
@@ -102,6 +111,7 @@ MATRIX: dict[str, Row] = {
     "quizzes:exam_retake": Row(POST_ONLY, lambda w: {"pk": w.done.pk}, NOT_OWNER),
     "sandbox:index": Row(PUBLIC),
     "sandbox:upload": Row(PUBLIC),
+    "sandbox:compare": Row(PUBLIC),
     "sandbox:toggle_raw": Row(POST_ONLY),
     "sandbox:start": Row(everyone(302), lambda w: {"slug": w.run}),
     "sandbox:steps": Row(PUBLIC, lambda w: {"slug": w.run, "n": 1}),
@@ -114,6 +124,15 @@ MATRIX: dict[str, Row] = {
     "sandbox:upload_predict_summary": Row(OWNER, lambda w: {"pk": w.upload.pk}),
     "sandbox:upload_predict_reset": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
     "sandbox:upload_delete": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
+    "sandbox:upload_share": Row(POST_ONLY, lambda w: {"pk": w.upload.pk}, NOT_OWNER),
+    "sandbox:upload_overview": Row(OWNER, lambda w: {"pk": w.upload.pk}),
+    "sandbox:upload_conversation": Row(OWNER, lambda w: {"pk": w.upload.pk}),
+    "sandbox:overview": Row(PUBLIC, lambda w: {"slug": w.run}),
+    "sandbox:conversation": Row(PUBLIC, lambda w: {"slug": w.run}),
+    # A published link: anyone who has it reads the run (read-only).
+    "sandbox:shared_overview": Row(PUBLIC, lambda w: {"token": _published(w.upload)}),
+    "sandbox:shared_steps": Row(PUBLIC, lambda w: {"token": _published(w.upload), "n": 1}),
+    "sandbox:shared_conversation": Row(PUBLIC, lambda w: {"token": _published(w.upload)}),
     # Live runs against the API: private to their owner like uploads.
     "sandbox:live": Row(PUBLIC),
     "sandbox:live_run": Row(OWNER, lambda w: {"pk": w.live.pk}),

@@ -225,8 +225,8 @@ def test_the_dashboard_runs_the_same_queries_with_10000_answers(
     client.force_login(learner)
     # session, user, scores by subtopic and mode, bank by subtopic with seen counts, cards,
     # exams, answers' traps, their questions, their options, certainty counts, notes read,
-    # the problems the learner reported
-    with django_assert_num_queries(12):
+    # the problems the learner reported, sandbox predictions by stop_reason
+    with django_assert_num_queries(13):
         page = client.get("/me/")
     assert page.status_code == 200
     assert Response.objects.count() == 20 * n_attempts

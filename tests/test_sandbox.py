@@ -1,14 +1,17 @@
 """The sandbox: library, stepper pages, raw JSON, predict mode, uploads and privacy."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.utils.html import escape
 
 from studyapp.agentloop import catalogue
 from studyapp.sandbox.library import library
-from studyapp.sandbox.models import UploadedRun
+from studyapp.sandbox.models import PredictAnswer, UploadedRun
 
 pytestmark = pytest.mark.django_db
 
@@ -107,13 +110,24 @@ def test_the_broken_run_shows_its_finding_at_the_step(client):
     assert "The checker found" in html
 
 
+def _offered(html: str) -> list[str]:
+    return re.findall(r'name="action" id="a-[a-z_]+" value="([a-z_]+)"', html)
+
+
 def test_predict_mode_scores_and_explains_each_step(client):
     url = "/sandbox/web-search-pause-turn/predict/1/"
     before = client.get(url).content.decode()
     assert "What the loop does next" not in before  # nothing revealed before choosing
     right = client.post(url, {"action": "resend_paused"}).content.decode()
     assert "Right." in right and "What the loop does next" in right
-    wrong = client.post("/sandbox/web-search-pause-turn/predict/2/", {"action": "retry_unchanged"})
+    url2 = "/sandbox/web-search-pause-turn/predict/2/"
+    run = library().get("web-search-pause-turn")
+    wrong_choice = next(
+        c
+        for c in _offered(client.get(url2).content.decode())
+        if c != run.transcript.turns[1].action
+    )
+    wrong = client.post(url2, {"action": wrong_choice})
     assert "Not quite." in wrong.content.decode()
     summary = client.get("/sandbox/web-search-pause-turn/predict/summary/").content.decode()
     assert "1 right out of 2 answered" in summary
@@ -122,6 +136,50 @@ def test_predict_mode_scores_and_explains_each_step(client):
         "0 right out of 0"
         in client.get("/sandbox/web-search-pause-turn/predict/summary/").content.decode()
     )
+
+
+def test_predict_mode_hides_the_runs_title_and_summary_until_the_end(client):
+    run = library().get("max-tokens-tool-use-retry")
+    for n in range(1, len(run.transcript.turns) + 1):
+        html = client.get(f"/sandbox/max-tokens-tool-use-retry/predict/{n}/").content.decode()
+        assert run.title not in html
+        assert run.transcript.summary not in html
+    summary = client.get("/sandbox/max-tokens-tool-use-retry/predict/summary/").content.decode()
+    assert run.title in summary and run.transcript.summary in summary
+
+
+def test_predict_offers_four_or_five_plausible_choices_per_step(client):
+    seen = set()
+    for run in library().runs().values():
+        for turn in run.transcript.turns:
+            html = client.get(f"/sandbox/{run.key}/predict/{turn.index + 1}/").content.decode()
+            offered = _offered(html)
+            assert 4 <= len(offered) <= 5, (run.key, turn.index, offered)
+            assert turn.action in offered
+            seen.add(tuple(sorted(offered)))
+    assert len(seen) > 3  # not the same list every time
+
+
+def test_wrong_prediction_explains_the_right_action_and_why_the_choice_is_wrong(client):
+    url = "/sandbox/refusal/predict/1/"
+    html = client.post(url, {"action": "retry_unchanged"}).content.decode()
+    right = catalogue.NEXT_ACTIONS["handle_refusal"]
+    chosen = catalogue.NEXT_ACTIONS["retry_unchanged"]
+    assert escape(right.detail) in html
+    assert "Why not “Resend the same request unchanged”" in html
+    assert "The same context gets the same refusal" in html
+    assert (
+        escape(chosen.detail) not in html
+    )  # the wrong choice's own description is not the feedback
+
+
+def test_predictions_are_kept_per_learner_and_shown_in_progress(client):
+    client.post("/sandbox/refusal/predict/1/", {"action": "handle_refusal"})
+    assert PredictAnswer.objects.get().correct is True
+    page = client.get("/me/").content.decode()
+    assert "1 right out of 1 step predicted" in page
+    other = Client()
+    assert "1 right out of 1" not in other.get("/me/").content.decode()
 
 
 def test_predict_mode_asks_for_a_choice(client):

@@ -113,16 +113,27 @@
   // Fetch a step into the stepper directly, so fast key presses never land on a link that
   // htmx has not processed yet; the address bar follows, like hx-push-url.
   var busy = false, queued = null;
-  function go(url) {
+  function go(url, push) {
+    if (push === undefined) push = true;
     if (!window.htmx) { window.location.href = url; return; }
-    if (busy) { queued = url; return; }
+    if (busy) { queued = { url: url, push: push }; return; }
     busy = true;
     window.htmx.ajax("GET", url, { target: "#stepper-body", swap: "outerHTML" }).then(function () {
       busy = false;
-      window.history.pushState({}, "", url);
-      if (queued) { var next = queued; queued = null; go(next); }
+      if (push) window.history.pushState({ loopcraftStep: true }, "", url);
+      if (queued) { var next = queued; queued = null; go(next.url, next.push); }
     }, function () { busy = false; window.location.href = url; });
   }
+
+  // Back and Forward on a step page: whoever pushed the entry (this file or hx-push-url), show
+  // the step the address bar names. A capture listener runs before htmx's own onpopstate, whose
+  // snapshot cache never saw the steps pushed above (it would restore the wrong step).
+  window.addEventListener("popstate", function (evt) {
+    if (!document.getElementById("stepper-body") || !window.htmx) return;
+    if (!/\/sandbox\/.*\/steps\/\d+\/$/.test(window.location.pathname)) return;
+    evt.stopImmediatePropagation();
+    go(window.location.pathname + window.location.search, false);
+  }, true);
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

@@ -3,7 +3,7 @@
 from django.utils.html import escape
 
 
-def context_chart(series: list[dict], current: int, url_for) -> str:
+def context_chart(series: list[dict], current: int, url_for, markers=None) -> str:
     """Bars of input tokens per request; the current step is marked, and every bar links."""
     if not series:
         return ""
@@ -14,7 +14,8 @@ def context_chart(series: list[dict], current: int, url_for) -> str:
         f'<svg class="chart" viewBox="0 0 {width} {height + 30}" role="group" '
         'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
         '<title id="chart-title">Context size per step</title>',
-        f'<desc id="chart-desc">Input tokens sent at each of {len(series)} steps; the largest '
+        f'<desc id="chart-desc">Input tokens sent at each of {len(series)} '
+        f"step{'s' if len(series) != 1 else ''}; the largest "
         f"is {top} tokens including output. The table below lists every value.</desc>",
         f'<line class="c-axis" x1="{pad}" y1="{height}" x2="{width - pad}" y2="{height}"/>',
     ]
@@ -37,5 +38,47 @@ def context_chart(series: list[dict], current: int, url_for) -> str:
                 f'<text class="c-label" x="{x + w / 2:.1f}" y="{height + 18}" '
                 f'text-anchor="middle">{row["step"] + 1}</text>'
             )
+    # axes: tokens up the side, steps along the bottom; a legend; compaction / clearing markers
+    parts.append(f'<line class="c-axis" x1="{pad}" y1="10" x2="{pad}" y2="{height}"/>')
+    parts.append(f'<text class="c-label" x="{pad - 4}" y="{height}" text-anchor="end">0</text>')
+    parts.append(
+        f'<text class="c-label" x="{pad - 4}" y="14" text-anchor="end">{_short(top)}</text>'
+    )
+    parts.append(
+        f'<text class="c-label" x="{width - pad}" y="{height + 30}" text-anchor="end">step</text>'
+    )
+    parts.append(
+        f'<rect class="c-bar" x="{pad + 6}" y="2" width="10" height="8"/>'
+        f'<text class="c-label" x="{pad + 20}" y="10">input tokens</text>'
+        f'<rect class="c-out" x="{pad + 110}" y="2" width="10" height="8"/>'
+        f'<text class="c-label" x="{pad + 124}" y="10">output tokens</text>'
+    )
+    position = {row["step"]: i for i, row in enumerate(series)}
+    for step, label in sorted((markers or {}).items()):
+        if step not in position:
+            continue
+        x = pad + position[step] * bar_w + 1
+        parts.append(
+            f'<line class="c-marker" x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{height}" '
+            'stroke-dasharray="4 3"/>'
+            f'<text class="c-label c-marker-label" x="{x + 2:.1f}" y="24">{escape(label)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _short(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def context_markers(turns) -> dict[int, str]:
+    """Steps where the context was compacted or cleared (a compaction block, applied edits)."""
+    out: dict[int, str] = {}
+    for turn in turns:
+        response = turn.response
+        if any(b.type == "compaction" for b in turn.blocks):
+            out[turn.index] = "compacted"
+        cm = response.get("context_management")
+        if isinstance(cm, dict) and cm.get("applied_edits"):
+            out[turn.index] = "cleared"
+    return out

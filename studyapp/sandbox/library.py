@@ -26,6 +26,7 @@ class Run:
     findings: list
     uploaded_pk: int | None = None
     live_pk: int | None = None
+    shared: str = ""  # the share token when the run is read through a published link
     #: HTML fragments that depend only on the run, rendered once (see views._usage_html)
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
 

@@ -13,6 +13,9 @@ class UploadedRun(OwnedModel):
     data = models.JSONField()  # the transcript, in loopcraft.transcript/1 form
     size = models.PositiveIntegerField()
     created_at = models.DateTimeField(default=timezone.now)
+    # Private by default. Publishing sets an unguessable token (a read-only link); revoking
+    # clears it, and a new publish makes a new token, so an old link never comes back.
+    share_token = models.CharField(max_length=64, blank=True, default="", db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -111,3 +114,21 @@ class LiveJob(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.pk} of run {self.live_id}: {self.status}"
+
+
+class PredictAnswer(OwnedModel):
+    """One prediction in predict mode: what the learner chose at a step, graded on the server."""
+
+    run_key = models.CharField(max_length=100)  # library slug, or "u<pk>" for an upload
+    step = models.PositiveIntegerField()  # 1-based, as the page shows it
+    stop_reason = models.CharField(max_length=60, blank=True)
+    chosen = models.CharField(max_length=40)
+    right = models.CharField(max_length=40)
+    correct = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.run_key} step {self.step}: {self.chosen}"

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import secrets
 from collections import OrderedDict
 
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
@@ -18,11 +21,13 @@ from core.owners import get_owner
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
+from . import compare as compare_module
+from . import predict as predict_rules
 from . import reference
-from .charts import context_chart
+from .charts import context_chart, context_markers
 from .forms import UploadForm
 from .library import Run, build_run, library
-from .models import UploadedRun
+from .models import PredictAnswer, UploadedRun
 from .uploads import upload_parse
 
 RAW_KEY = "sandbox_raw_json"
@@ -31,34 +36,59 @@ PREDICT_KEY = "sandbox_predictions"
 logger = logging.getLogger(__name__)
 
 
-# Uploads never change once stored: each process keeps the last few parsed and checked, so a
-# step of a 200-turn upload does not re-read, re-parse and re-check all 200 turns.
-_UPLOADED_RUNS: OrderedDict[tuple, Run] = OrderedDict()
-_UPLOADED_RUNS_MAX = 32
+# Uploads parsed and checked once, at upload time (and once per process after a restart): a
+# step page then costs the same at 200 turns as at 5.
+_UPLOADED: OrderedDict[tuple[int, str], Run] = OrderedDict()
+_UPLOADED_MAX = 64
+_UPLOADED_RUNS = _UPLOADED  # the name main's speed work used
 
 
-def _uploaded_run(request, pk: int) -> Run:
-    owner = get_owner(request, create=False)
-    upload = get_object_or_404(UploadedRun.objects.owned_by(owner).defer("data"), pk=pk)
-    key = (pk, upload.size, upload.created_at)
-    run = _UPLOADED_RUNS.get(key)
-    if run is not None:
-        _UPLOADED_RUNS.move_to_end(key)
-        return run
-    try:
-        transcript = parse_transcript(upload.data, strict=False)
-    except TranscriptError as e:  # stored before a stricter parser: say so, don't crash
-        raise Http404(f"This upload can no longer be read: {e}") from e
-    run = build_run(f"u{pk}", transcript, uploaded_pk=pk)
-    _UPLOADED_RUNS[key] = run
-    while len(_UPLOADED_RUNS) > _UPLOADED_RUNS_MAX:
-        _UPLOADED_RUNS.popitem(last=False)
+def _uploaded_run(upload: UploadedRun) -> Run:
+    key = (upload.pk, upload.created_at.isoformat())
+    run = _UPLOADED.get(key)
+    if run is None:
+        try:
+            transcript = parse_transcript(upload.data, strict=False)
+        except TranscriptError as e:  # stored before a stricter parser: say so, don't crash
+            raise Http404(f"This upload can no longer be read: {e}") from e
+        transcript.source = upload.source or transcript.source  # a lone response stays one
+        run = build_run(f"u{upload.pk}", transcript, uploaded_pk=upload.pk)
+        _UPLOADED[key] = run
+        while len(_UPLOADED) > _UPLOADED_MAX:
+            _UPLOADED.popitem(last=False)
+    else:
+        _UPLOADED.move_to_end(key)
     return run
+
+
+def _shared_run(token: str) -> Run:
+    """A run read through its published link: anyone with the link, read-only."""
+    if not token or len(token) < 20:
+        raise Http404("No shared run with that link")
+    upload = get_object_or_404(
+        UploadedRun.objects.only("pk", "created_at", "source"), share_token=token
+    )
+    key = (upload.pk, upload.created_at.isoformat())
+    if key not in _UPLOADED:
+        upload.refresh_from_db(fields=["data"])
+    run = _uploaded_run(upload)
+    return dataclasses.replace(run, shared=token)
 
 
 def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
     if pk is not None:
-        return _uploaded_run(request, pk)
+        owner = get_owner(request, create=False)
+        upload = get_object_or_404(
+            UploadedRun.objects.owned_by(owner).only("pk", "created_at", "source", "share_token"),
+            pk=pk,
+        )
+        request._upload_share = upload.share_token
+        key = (upload.pk, upload.created_at.isoformat())
+        if key in _UPLOADED:
+            return _uploaded_run(upload)
+        upload.refresh_from_db(fields=["data"])
+        return _uploaded_run(upload)
+
     run = library().get(slug or "")
     if run is None:
         raise Http404("No recorded loop with that name")
@@ -66,6 +96,8 @@ def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
 
 
 def _step_url(run: Run, n: int, mode: str = "steps") -> str:
+    if run.shared:  # read-only: no predict mode through a shared link
+        return reverse("sandbox:shared_steps", args=[run.shared, n])
     if run.live_pk:
         return reverse("sandbox:live_steps", args=[run.live_pk, n])
     if run.uploaded_pk:
@@ -74,6 +106,8 @@ def _step_url(run: Run, n: int, mode: str = "steps") -> str:
 
 
 def _run_url(run: Run, name: str) -> str:
+    if run.shared:
+        return reverse(f"sandbox:shared_{name}", args=[run.shared])
     if run.uploaded_pk:
         return reverse(f"sandbox:upload_{name}", args=[run.uploaded_pk])
     return reverse(f"sandbox:{name}", args=[run.key])
@@ -103,7 +137,7 @@ def _block_views(turn, raw: bool) -> list[dict]:
             "type": block.type,
             "data": data,
             "known": block.known,
-            "json": json.dumps(data, indent=2, ensure_ascii=False),
+            "json": _lean_json(data),
         }
         if block.type in ("tool_use", "server_tool_use"):
             view["input_json"] = json.dumps(data.get("input", {}), indent=2, ensure_ascii=False)
@@ -111,23 +145,87 @@ def _block_views(turn, raw: bool) -> list[dict]:
     return views
 
 
+MAX_IMAGE_BYTES = 512 * 1024  # larger base64 images are named, not inlined
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def _media_view(block: dict) -> dict:
+    """An image or document block: what to show instead of its base64 text."""
+    source = block.get("source") if isinstance(block.get("source"), dict) else {}
+    view = {"type": block.get("type"), "source_type": source.get("type", ""), "src": ""}
+    view["media_type"] = str(source.get("media_type", ""))
+    if source.get("type") == "base64" and isinstance(source.get("data"), str):
+        size = len(source["data"]) * 3 // 4
+        view["size"] = size
+        if block.get("type") == "image" and view["media_type"] in IMAGE_TYPES:
+            if size <= MAX_IMAGE_BYTES:
+                view["src"] = f"data:{view['media_type']};base64,{source['data']}"
+            else:
+                view["too_big"] = True
+    elif source.get("type") == "url":
+        view["url"] = str(source.get("url", ""))
+    elif source.get("type") == "text":
+        view["text"] = str(source.get("data", ""))[:2000]
+    elif source.get("type") == "file":
+        view["file_id"] = str(source.get("file_id", ""))
+    view["title"] = str(block.get("title") or "")
+    return view
+
+
+def _lean_json(block) -> str:
+    """A block's JSON with base64 data shortened (a 1.5 MB image is not printed as text)."""
+
+    def lean(value):
+        if isinstance(value, dict):
+            out = {k: lean(v) for k, v in value.items()}
+            if value.get("type") == "base64" and isinstance(value.get("data"), str):
+                out["data"] = f"<{len(value['data']):,} characters of base64>"
+            return out
+        if isinstance(value, list):
+            return [lean(v) for v in value]
+        return value
+
+    return json.dumps(lean(block), indent=2, ensure_ascii=False)
+
+
 def _result_views(turn) -> list[dict]:
     views = []
     for result in turn.tool_results:
-        content = result.get("content", "")
-        if isinstance(content, list):
-            text = "\n".join(
-                c.get("text", json.dumps(c, ensure_ascii=False)) if isinstance(c, dict) else str(c)
-                for c in content
+        if not isinstance(result, dict):
+            continue
+        kind = result.get("type", "")
+        if kind != "tool_result":  # e.g. a text block sent after the results (or before them)
+            views.append(
+                {
+                    "kind": kind,
+                    "text": result.get("text", "") if kind == "text" else "",
+                    "media": _media_view(result) if kind in ("image", "document") else None,
+                    "json": _lean_json(result),
+                }
             )
+            continue
+        content = result.get("content", "")
+        media = []
+        if isinstance(content, list):
+            parts = []
+            for c in content:
+                if isinstance(c, dict) and c.get("type") in ("image", "document"):
+                    media.append(_media_view(c))
+                elif isinstance(c, dict):
+                    parts.append(c.get("text", json.dumps(c, ensure_ascii=False)))
+                else:
+                    parts.append(str(c))
+            text = "\n".join(parts)
         else:
             text = "" if content is None else str(content)
         views.append(
             {
+                "kind": "tool_result",
                 "id": result.get("tool_use_id", ""),
                 "is_error": result.get("is_error") is True,
                 "text": text,
-                "json": json.dumps(result, indent=2, ensure_ascii=False),
+                "media": media,
+                "json": _lean_json(result),
             }
         )
     return views
@@ -144,6 +242,13 @@ def _jumps(run: Run, index: int) -> dict:
     }
 
 
+def _markers(run: Run) -> dict[int, str]:
+    cached = run.rendered.get("markers")
+    if cached is None:
+        cached = run.rendered["markers"] = context_markers(run.transcript.turns)
+    return cached
+
+
 def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix: str):
     """The context chart and its table: rendered once per run and link form, then only the
     current step is marked (a long run's chart and table would otherwise cost every step)."""
@@ -151,7 +256,7 @@ def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix:
     key = ("usage", prefix, suffix)
     html = cache.get(key)
     if html is None:
-        chart = context_chart(series, -1, lambda s: f"{prefix}{s}/{suffix}")
+        chart = context_chart(series, -1, lambda s: f"{prefix}{s}/{suffix}", _markers(run))
         rows = "".join(
             f'<tr data-step="{r["step"]}"><th scope="row">{r["step"] + 1}</th>'
             f"<td>{int(r['context_tokens'])}</td><td>{int(r['output_tokens'])}</td>"
@@ -200,10 +305,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "listing": reference.listing(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
-        "appended_json": json.dumps(turn.appended, indent=2, ensure_ascii=False)
-        if turn.appended is not None
-        else "",
-        "request_json": json.dumps(turn.request, indent=2, ensure_ascii=False),
+        "appended_json": _lean_json(turn.appended) if turn.appended is not None else "",
+        "request_json": _lean_json(turn.request),
         "tool_choice_json": json.dumps(run.transcript.tool_choice)
         if run.transcript.tool_choice
         else "",
@@ -221,6 +324,8 @@ def step_context(request, run: Run, n: int) -> dict:
             "raw_toggle": f"{prefix}{n}/",
         },
         "step_url": lambda s: f"{prefix}{s}/{suffix}",
+        "links": _run_links(run) if not run.live_pk else None,
+        "response_json": _lean_json(turn.response),
     }
 
 
@@ -230,6 +335,14 @@ def step(request, n: int, slug: str | None = None, pk: int | None = None):
     for key in ("next_tool", "next_finding"):
         target = ctx["jumps"][key]
         ctx["jumps"][key + "_url"] = ctx["step_url"](target) if target else None
+    if run.uploaded_pk and not run.shared:  # the owner: publish or revoke a read-only link
+        token = getattr(request, "_upload_share", "")
+        ctx["share_url"] = (
+            request.build_absolute_uri(reverse("sandbox:shared_overview", args=[token]))
+            if token
+            else ""
+        )
+        ctx["share_action"] = reverse("sandbox:upload_share", args=[run.uploaded_pk])
     # A history-restore request (back button after a cache miss) needs the whole page.
     partial = request.htmx and not request.htmx.history_restore_request
     template = "sandbox/step.html#stepper" if partial else "sandbox/step.html"
@@ -239,6 +352,210 @@ def step(request, n: int, slug: str | None = None, pk: int | None = None):
 def run_start(request, slug: str | None = None, pk: int | None = None):
     run = _run(request, slug, pk)
     return redirect(_step_url(run, 1))
+
+
+# --- run overview and conversation view ------------------------------------------------------
+
+
+def _run_links(run: Run) -> dict:
+    return {
+        "overview": _run_url(run, "overview"),
+        "conversation": _run_url(run, "conversation"),
+        "steps": _step_url(run, 1),
+        "compare": "" if run.shared else reverse("sandbox:compare") + f"?a={run.key}&b={run.key}",
+    }
+
+
+def overview(request, slug: str | None = None, pk: int | None = None):
+    """Every turn of the run at a glance, each linking to its step, and the context chart."""
+    run = getattr(request, "_shared_run", None) or _run(request, slug, pk)
+    by_step: dict[int, list] = {}
+    for f in run.findings:
+        if f.step is not None:
+            by_step.setdefault(f.step, []).append(f)
+    rows = []
+    for turn in run.transcript.turns:
+        rows.append(
+            {
+                "n": turn.index + 1,
+                "turn": turn,
+                "tools": [
+                    b.data.get("name", "") for b in turn.blocks if b.type.endswith("tool_use")
+                ],
+                "findings": by_step.get(turn.index, []),
+                "url": _step_url(run, turn.index + 1),
+            }
+        )
+    total_ms = sum(t.elapsed_ms or 0 for t in run.transcript.turns)
+    return render(
+        request,
+        "sandbox/overview.html",
+        {
+            "run": run,
+            "rows": rows,
+            "links": _run_links(run),
+            "total_ms": total_ms,
+            "total_in": sum(t.context_tokens for t in run.transcript.turns),
+            "total_out": sum(t.output_tokens for t in run.transcript.turns),
+            "run_findings": [f for f in run.findings if f.step is None],
+            "chart": mark_safe(  # noqa: S308 - built from numbers and escaped URLs
+                context_chart(
+                    run.transcript.usage_series(),
+                    -1,
+                    lambda s: _step_url(run, s),
+                    _markers(run),
+                )
+            ),
+        },
+    )
+
+
+def _message_views(message: dict) -> list[dict]:
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    views = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = str(block.get("type", ""))
+        view = {"type": kind, "data": block, "json": _lean_json(block)}
+        if kind in ("image", "document"):
+            view["media"] = _media_view(block)
+        elif kind == "tool_result":
+            inner = block.get("content")
+            if isinstance(inner, list):
+                view["text"] = "\n".join(
+                    str(c.get("text", "")) for c in inner if isinstance(c, dict) and "text" in c
+                )
+                view["media_list"] = [
+                    _media_view(c)
+                    for c in inner
+                    if isinstance(c, dict) and c.get("type") in ("image", "document")
+                ]
+            else:
+                view["text"] = "" if inner is None else str(inner)
+        views.append(view)
+    return views
+
+
+def conversation(request, slug: str | None = None, pk: int | None = None):
+    """The whole run as the alternating user / assistant messages the API saw, turn by turn."""
+    run = getattr(request, "_shared_run", None) or _run(request, slug, pk)
+    t = run.transcript
+    entries = []
+    seen = 0
+    prev = None
+    for turn in t.turns:
+        sent = turn.request_messages if t.source != "message" else []
+        new = sent[seen:] if turn.appended is not None else sent
+        if turn.appended is None and turn.index:
+            entries.append({"kind": "rewrite", "n": turn.index + 1})
+        for m in new:
+            if (
+                isinstance(m, dict)
+                and m.get("role") == "assistant"
+                and prev is not None
+                and m.get("content") == prev.response.get("content")
+            ):
+                continue  # the previous response, already shown as it came back
+            if isinstance(m, dict):
+                entries.append(
+                    {"kind": "message", "role": m.get("role"), "blocks": _message_views(m)}
+                )
+        entries.append(
+            {
+                "kind": "response",
+                "n": turn.index + 1,
+                "turn": turn,
+                "blocks": _message_views({"content": turn.response.get("content", [])}),
+                "json": _lean_json(turn.response),
+                "url": _step_url(run, turn.index + 1),
+            }
+        )
+        seen = len(sent)
+        prev = turn
+    return render(
+        request,
+        "sandbox/conversation.html",
+        {"run": run, "entries": entries, "links": _run_links(run)},
+    )
+
+
+def shared_step(request, token: str, n: int):
+    run = _shared_run(token)
+    ctx = step_context(request, run, n)
+    for key in ("next_tool", "next_finding"):
+        target = ctx["jumps"][key]
+        ctx["jumps"][key + "_url"] = _step_url(run, target) if target else None
+    partial = request.htmx and not request.htmx.history_restore_request
+    template = "sandbox/step.html#stepper" if partial else "sandbox/step.html"
+    response = render(request, template, ctx)
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"  # the token stays out of other sites' logs
+    return response
+
+
+def shared_overview(request, token: str):
+    request._shared_run = _shared_run(token)
+    return overview(request)
+
+
+def shared_conversation(request, token: str):
+    request._shared_run = _shared_run(token)
+    return conversation(request)
+
+
+@require_POST
+def upload_share(request, pk: int):
+    """Publish a read-only link to one's own upload (a new unguessable token), or revoke it."""
+    owner = get_owner(request, create=False)
+    upload = get_object_or_404(UploadedRun.objects.owned_by(owner).only("pk", "title"), pk=pk)
+    if request.POST.get("revoke"):
+        UploadedRun.objects.filter(pk=upload.pk).update(share_token="")
+        messages.success(request, "The link no longer works: the run is private again.")
+    else:
+        UploadedRun.objects.filter(pk=upload.pk).update(share_token=secrets.token_urlsafe(24))
+        messages.success(request, "Anyone with the link below can read this run (not change it).")
+    return redirect("sandbox:upload_steps", pk=upload.pk, n=1)
+
+
+def _pickable(request) -> tuple[list[tuple[str, str]], dict]:
+    choices = [(r.key, r.title) for r in sorted(library().runs().values(), key=lambda r: r.title)]
+    owner = get_owner(request, create=False)
+    mine = {u.pk: u for u in UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at")}
+    choices += [(f"u{pk}", f"Your upload: {u.title}") for pk, u in mine.items()]
+    return choices, mine
+
+
+def _pick(key: str, mine: dict) -> Run | None:
+    if key.startswith("u") and key[1:].isdigit():
+        upload = mine.get(int(key[1:]))
+        if upload is None:
+            return None
+        if (upload.pk, upload.created_at.isoformat()) not in _UPLOADED:
+            upload.refresh_from_db(fields=["data", "source"])
+        return _uploaded_run(upload)
+    return library().get(key)
+
+
+def compare_runs(request):
+    """Two runs side by side, aligned turn by turn (library runs and one's own uploads)."""
+    choices, mine = _pickable(request)
+    a_key, b_key = request.GET.get("a", ""), request.GET.get("b", "")
+    ctx: dict = {"choices": choices, "a_key": a_key, "b_key": b_key, "error": ""}
+    status = 200
+    if a_key or b_key:
+        a, b = _pick(a_key, mine), _pick(b_key, mine)
+        if a is None or b is None:
+            ctx["error"] = (
+                "Choose two runs from the lists (a run that is not yours can't be compared)."
+            )
+            status = 400
+        else:
+            ctx.update({"a": a, "b": b, **compare_module.compare(a, b)})
+            ctx["a_url"] = lambda n: _step_url(a, n)
+    return render(request, "sandbox/compare.html", ctx, status=status)
 
 
 @require_POST
@@ -252,11 +569,7 @@ def toggle_raw(request):
 
 # --- predict mode ----------------------------------------------------------------------------
 
-PREDICT_CHOICES = list(catalogue.CANONICAL_ACTIONS) + [
-    "send_continue_message",
-    "run_tools_separately",
-    "retry_unchanged",
-]
+PREDICT_CHOICES = list(catalogue.NEXT_ACTIONS)
 
 
 @require_http_methods(["GET", "POST"])
@@ -266,26 +579,41 @@ def predict(request, n: int, slug: str | None = None, pk: int | None = None):
     if not 1 <= n <= len(turns):
         raise Http404("No such step")
     turn = turns[n - 1]
+    offered = predict_rules.choices_for(turn.action, f"{run.key}:{n}")
     store = request.session.setdefault(PREDICT_KEY, {})
     answers = store.setdefault(run.key, {})
     error = ""
     if request.method == "POST":
         choice = request.POST.get("action", "")
-        if choice not in PREDICT_CHOICES:
+        if choice not in offered:
             error = "Choose what the loop must do next."
         elif str(n) not in answers:
             answers[str(n)] = choice
             request.session.modified = True
+            owner = get_owner(request)
+            PredictAnswer.objects.create(
+                user=owner.user,
+                owner_token=owner.token,
+                run_key=run.key[:100],
+                step=n,
+                stop_reason=(turn.stop_reason or "")[:60],
+                chosen=choice,
+                right=turn.action or "",
+                correct=choice == turn.action,
+            )
     chosen = answers.get(str(n))
     right = turn.action
     ctx = step_context(request, run, n)
+    confusion = predict_rules.why_wrong(right, chosen) if chosen and chosen != right else None
     ctx.update(
         {
             "mode": "predict",
-            "choices": [catalogue.NEXT_ACTIONS[c] for c in PREDICT_CHOICES],
+            "choices": [catalogue.NEXT_ACTIONS[c] for c in offered],
             "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
             "right": catalogue.NEXT_ACTIONS.get(right or ""),
             "is_right": chosen is not None and chosen == right,
+            "confusion": confusion,
+            "family": confusion.family if confusion else "",
             "error": error,
             "predict_next": _step_url(run, n + 1, "predict") if n < len(turns) else None,
             "summary_url": _run_url(run, "predict_summary"),
@@ -323,6 +651,7 @@ def predict_summary(request, slug: str | None = None, pk: int | None = None):
             "answered": len(answered),
             "right": sum(r["ok"] for r in answered),
             "reset_url": _run_url(run, "predict_reset"),
+            "steps_url": _step_url(run, 1),
         },
     )
 
@@ -362,7 +691,11 @@ def upload(request):
                 data=data,
                 size=len(text.encode()),
             )
-            messages.success(request, f"Uploaded “{run.title}”: {len(transcript.turns)} steps.")
+            n = len(transcript.turns)
+            _UPLOADED[(run.pk, run.created_at.isoformat())] = build_run(
+                f"u{run.pk}", transcript, uploaded_pk=run.pk
+            )
+            messages.success(request, f"Uploaded “{run.title}”: {n} step{pluralize(n)}.")
             return redirect("sandbox:upload_steps", pk=run.pk, n=1)
     status = 400 if error else 200
     return render(request, "sandbox/upload.html", {"form": form, "error": error}, status=status)

@@ -13,7 +13,10 @@ PUBLIC = [
     "/sandbox/", "/sandbox/upload/", "/sandbox/live/", "/sandbox/thinking-tool-loop/steps/1/",
     "/sandbox/refusal/predict/1/", "/accounts/login/", "/accounts/signup/", "/me/", "/review/",
     "/review/cards/",
-    "/no-such-page/",
+    "/no-such-page/", "/sandbox/parallel-lookups/overview/",
+    "/sandbox/parallel-lookups/conversation/", "/sandbox/web-search-pause-turn/conversation/",
+    "/sandbox/web-search-pause-turn/overview/", "/sandbox/refusal/predict/summary/",
+    "/sandbox/compare/?a=refund-45-days&b=refund-45-days-manager-claim",
 ]  # fmt: skip
 INSTRUCTOR = [
     "/author/", "/author/questions/new/", "/author/questions/b-3/edit/", "/author/reports/",

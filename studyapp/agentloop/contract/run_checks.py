@@ -121,7 +121,7 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
             _finding(
                 "replay-mismatch",
                 d.path,
-                f"At turn {d.step} the application sent something other than what the loop's "
+                f"At step {d.step + 1} the application sent something other than what the loop's "
                 f"rules give: the logged messages and the replay first differ at {d.path}.",
             )
         ]
@@ -150,7 +150,7 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
             _finding(
                 "loop-ignores-stop-reason",
                 turn_path,
-                f"Turn {prev.index} ended with stop_reason end_turn, yet the loop called the "
+                f"Step {prev.index + 1} ended with stop_reason end_turn, yet the loop called the "
                 "API again. end_turn means Claude has finished: leave the loop on stop_reason, "
                 "whatever the text says.",
             )
@@ -161,8 +161,8 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
                 _finding(
                     "refusal-retried-unchanged",
                     turn_path,
-                    f"Turn {prev.index} was refused (stop_reason refusal, an HTTP 200, not an "
-                    f"error) and turn {d.step} sent the same messages again. A refusal comes "
+                    f"Step {prev.index + 1} was refused (stop_reason refusal, an HTTP 200, not an "
+                    f"error) and step {d.step + 1} sent the same messages again. A refusal comes "
                     "back for the same context: change or reset the context first (remove the "
                     "refused turn), try a fallback model, or tell the user.",
                 )
@@ -175,9 +175,9 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
             _finding(
                 "turn-after-stop",
                 turn_path,
-                f"Turn {prev.index} was cut off at max_tokens and turn {d.step} sent the same "
-                "request with the same budget, so it will be cut off again. Raise max_tokens, "
-                "or continue from the partial answer.",
+                f"Step {prev.index + 1} was cut off at max_tokens and step {d.step + 1} sent "
+                "the same request with the same budget, so it will be cut off again. "
+                "Raise max_tokens, or continue from the partial answer.",
             )
         ]
     if not same:
@@ -191,8 +191,8 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
         _finding(
             "turn-after-stop",
             turn_path,
-            f"Turn {prev.index} ended with stop_reason {reason}, which ends the loop, but turn "
-            f"{d.step} sent the same messages again.{extra}",
+            f"Step {prev.index + 1} ended with stop_reason {reason}, which ends the loop, but step "
+            f"{d.step + 1} sent the same messages again.{extra}",
         )
     ]
 
@@ -210,8 +210,9 @@ def _run_lints(t: Transcript) -> list[Finding]:
                     _finding(
                         "retry-without-more-tokens",
                         f"turns[{cur.index}]",
-                        f"Turn {prev.index} cut a tool_use off at max_tokens; turn {cur.index} "
-                        "retried with the same max_tokens, so the call will be cut off again. "
+                        f"Step {prev.index + 1} cut a tool_use off at max_tokens; "
+                        f"step {cur.index + 1} retried with the same max_tokens, so the call "
+                        "will be cut off again. "
                         "Retry with a larger max_tokens (request_overrides).",
                     )
                 )

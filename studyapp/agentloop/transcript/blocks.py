@@ -114,6 +114,13 @@ def _parse_response(
 ) -> tuple[Message | None, list[Block]]:
     """Validate a recorded response; return the SDK Message (when it builds) and its blocks."""
     _expect(data, dict, path)
+    if data.get("type") == "error" and not strict:  # an API error body: the call failed
+        error = data.get("error")
+        _expect(error, dict, join_path(path, "error"))
+        for name in ("type", "message"):
+            if name in error:
+                _expect(error[name], str, join_path(join_path(path, "error"), name))
+        return None, []
     for name in ("type", "role", "content"):
         if name not in data:
             raise _err(path, f"missing field '{name}'")

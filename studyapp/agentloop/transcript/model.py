@@ -50,6 +50,24 @@ class Turn:
         return self.response.get("stop_reason")
 
     @property
+    def api_error(self) -> dict[str, Any] | None:
+        """The error of a failed call (an API error body was recorded instead of a Message)."""
+        if self.response.get("type") == "error":
+            error = self.response.get("error")
+            return error if isinstance(error, dict) else {}
+        return None
+
+    @property
+    def stream(self) -> dict[str, Any] | None:
+        """For a response rebuilt from a stream: complete?, events, what is missing."""
+        value = self.extra.get("stream")
+        return value if isinstance(value, dict) else None
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.stream and not self.stream.get("complete"))
+
+    @property
     def stop_sequence(self) -> str | None:
         return self.response.get("stop_sequence")
 

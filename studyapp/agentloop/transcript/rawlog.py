@@ -16,8 +16,11 @@ from .replay import replay
 
 
 def parse_upload(text: str | bytes) -> Transcript:
-    """Anything a user may upload: a transcript, a raw log (JSON or JSONL) or one Message."""
-    return parse_raw_log(text)
+    """Anything a user may upload: a transcript, a raw log (JSON or JSONL) or one Message, and
+    what the API and SDK produce besides (streams, error bodies, partial responses: shapes.py)."""
+    from .. import shapes
+
+    return shapes.parse_upload_shapes(text, parse_raw_log, _single_message)
 
 
 def parse_raw_log(text: str | bytes) -> Transcript:

@@ -74,7 +74,7 @@ def replay(transcript: Transcript) -> None:
     prev_turn: Turn | None = None
     for turn in transcript.turns:
         turn.action = _action(turn.response)
-        if turn.action is None:
+        if turn.action is None and turn.api_error is None and not turn.incomplete:
             transcript.divergences.append(
                 Divergence(
                     turn.index,
@@ -94,7 +94,7 @@ def replay(transcript: Transcript) -> None:
                         turn.index,
                         "after_stop",
                         join_path("turns", turn.index),
-                        f"turn {prev_turn.index} ended with stop_reason "
+                        f"step {prev_turn.index + 1} ended with stop_reason "
                         f"'{prev_turn.stop_reason}', which ends the loop, but the run "
                         "called the API again",
                     )
