@@ -1,0 +1,88 @@
+"""The runner's hard caps, its error type and the guards that bound a run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from anthropic._constants import ANTHROPIC_API_VERSION
+
+STATE_FORMAT = "loopcraft.runstate/1"
+API_VERSION = ANTHROPIC_API_VERSION  # the anthropic-version header the installed SDK sends
+
+# Hard server-side caps: a caller can choose lower limits, never higher ones.
+TURN_CAP = 40
+TOKEN_BUDGET_CAP = 400_000
+WALL_CLOCK_CAP_S = 600
+IDENTICAL_CALLS_CAP = 10
+MAX_TOKENS_CAP = 16_384
+MAX_RESULT_CHARS = 20_000  # one tool result typed by a learner
+MAX_ERRORS_KEPT = 20
+RETRY_FACTOR = 2  # a cut-off tool_use is retried once with max_tokens * RETRY_FACTOR (capped)
+CALL_TIMEOUT_S = 120  # the longest a single API call may take, whatever time is left
+
+TOOL_MODES = ("automatic", "manual")
+FORK_CHANGES = ("model", "max_tokens", "tool_choice", "thinking", "guards", "tool_mode")
+BOUND_PARTS = ("system", "tools", "messages")  # what a thinking block is bound to
+THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
+
+
+class RunnerError(ValueError):
+    """A request, state or input the runner refuses, with the reason in one sentence."""
+
+
+# --- guards ------------------------------------------------------------------------------------
+
+_GUARD_LIMITS = {
+    "max_turns": (1, TURN_CAP, "API calls"),
+    "token_budget": (1_000, TOKEN_BUDGET_CAP, "tokens"),
+    "wall_clock_s": (1, WALL_CLOCK_CAP_S, "seconds"),
+    "max_identical_calls": (1, IDENTICAL_CALLS_CAP, "identical calls"),
+}
+
+
+@dataclass(frozen=True)
+class Guards:
+    """The run's limits; each must lie within the hard caps above."""
+
+    max_turns: int = 12
+    token_budget: int = 60_000
+    wall_clock_s: int = 180
+    max_identical_calls: int = 2
+
+    def __post_init__(self) -> None:
+        for name, (low, high, unit) in _GUARD_LIMITS.items():
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RunnerError(f"{name} must be a whole number, not {value!r}.")
+            if not low <= value <= high:
+                raise RunnerError(
+                    f"{name} must be between {low:,} and {high:,} {unit} (got {value:,})."
+                )
+
+    @classmethod
+    def from_dict(cls, data: Any, *, clamp: bool = False) -> Guards:
+        """Guards from a dict; unknown keys are refused; ``clamp`` lowers values to the caps."""
+        if isinstance(data, Guards):
+            return data
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise RunnerError('guards must be an object such as {"max_turns": 10}.')
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise RunnerError(
+                f"Unknown guard {unknown[0]!r}; the guards are {', '.join(sorted(names))}."
+            )
+        values = dict(data)
+        if clamp:
+            for name, (low, high, _) in _GUARD_LIMITS.items():
+                value = values.get(name)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    values[name] = max(low, min(high, value))
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
