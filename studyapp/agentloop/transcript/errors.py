@@ -4,6 +4,7 @@ validation errors condensed into one sentence."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pydantic
@@ -87,7 +88,7 @@ def _loc_path(base: str, loc: tuple[Any, ...]) -> str:
     return path
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: Mapping[str, Any]) -> str:
     kind = error.get("type", "")
     loc = [s for s in error.get("loc", ()) if not _is_branch_label(s)]
     name = loc[-1] if loc and isinstance(loc[-1], str) else None

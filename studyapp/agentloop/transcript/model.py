@@ -73,7 +73,8 @@ class Turn:
 
     @property
     def request_messages(self) -> list[dict[str, Any]]:
-        return self.request.get("messages", [])
+        messages: list[dict[str, Any]] = self.request.get("messages", [])
+        return messages
 
     @property
     def continues(self) -> bool:

@@ -20,7 +20,8 @@ def parse_upload(text: str | bytes) -> Transcript:
     what the API and SDK produce besides (streams, error bodies, partial responses: shapes.py)."""
     from .. import shapes
 
-    return shapes.parse_upload_shapes(text, parse_raw_log, _single_message)
+    upload: Transcript = shapes.parse_upload_shapes(text, parse_raw_log, _single_message)
+    return upload
 
 
 def parse_raw_log(text: str | bytes) -> Transcript:
