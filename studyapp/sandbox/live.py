@@ -163,6 +163,7 @@ def as_sandbox_run(live: LiveRun) -> Run | None:
     if not loaded.turns:
         return None
     data = loaded.to_transcript()
+    data["title"] = live.title  # a fork's title says where it was forked
     run = build_run(f"live{live.pk}", parse_transcript(data, strict=False))
     run.live_pk = live.pk
     return run

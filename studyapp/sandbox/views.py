@@ -19,15 +19,17 @@ from django.views.decorators.http import require_http_methods, require_POST
 from core import today
 from core.owners import get_owner
 from studyapp.agentloop import catalogue
+from studyapp.agentloop.runner import RunnerError
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
 from . import compare as compare_module
+from . import live as live_services
 from . import predict as predict_rules
 from . import reference
 from .charts import context_chart, context_markers
 from .forms import UploadForm
 from .library import Run, build_run, library
-from .models import PredictAnswer, UploadedRun
+from .models import LiveRun, PredictAnswer, UploadedRun
 from .uploads import upload_parse
 
 RAW_KEY = "sandbox_raw_json"
@@ -231,6 +233,29 @@ def _result_views(turn) -> list[dict]:
     return views
 
 
+def _sent_views(run: Run, turn) -> list[dict]:
+    """The messages this request added that no earlier step shows: on step 1 the messages the
+    run started with; later, anything besides the previous response and its tool results
+    (which the previous step shows). Images and documents render as on the conversation view."""
+    if run.transcript.source == "message" or not turn.appended:
+        return []
+    prev = run.transcript.turns[turn.index - 1] if turn.index else None
+    views = []
+    for message in turn.appended:
+        if not isinstance(message, dict):
+            continue
+        role, content = message.get("role"), message.get("content")
+        if prev is not None and (
+            (role == "assistant" and content == prev.response.get("content"))
+            or (role == "user" and content == prev.tool_results)
+        ):
+            continue
+        blocks = _message_views(message)
+        if blocks:
+            views.append({"role": str(role or "?"), "blocks": blocks})
+    return views
+
+
 def _jumps(run: Run, index: int) -> dict:
     turns = run.transcript.turns
     after = range(index + 1, len(turns))
@@ -297,6 +322,7 @@ def step_context(request, run: Run, n: int) -> dict:
         "turn": turn,
         "blocks": _block_views(turn, raw),
         "results": _result_views(turn),
+        "sent": _sent_views(run, turn),
         "raw": raw,
         "info": info,
         "action": action,
@@ -521,18 +547,49 @@ def upload_share(request, pk: int):
 
 
 def _pickable(request) -> tuple[list[tuple[str, str]], dict]:
+    """The runs a visitor may compare: the library, their uploads and their live runs (two
+    queries, whatever they own; a live run's state is read only once it is picked)."""
     choices = [(r.key, r.title) for r in sorted(library().runs().values(), key=lambda r: r.title)]
     owner = get_owner(request, create=False)
-    mine = {u.pk: u for u in UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at")}
-    choices += [(f"u{pk}", f"Your upload: {u.title}") for pk, u in mine.items()]
-    return choices, mine
+    mine: dict = {
+        f"u{u.pk}": u for u in UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at")
+    }
+    choices += [(key, f"Your upload: {u.title}") for key, u in mine.items()]
+    lives = {f"live{r.pk}": r for r in LiveRun.objects.owned_by(owner).only("pk", "title")}
+    choices += [(key, f"Your live run: {r.title}") for key, r in lives.items()]
+    return choices, {**mine, **lives}
 
 
-def _pick(key: str, mine: dict) -> Run | None:
+class _NotPickable(Exception):
+    """A chosen run that can't be compared yet, with the reason in words."""
+
+
+def _live_runs(keys: list[str], mine: dict) -> dict[str, Run]:
+    """The chosen live runs as stepper runs, their state read in one query."""
+    pks = [mine[k].pk for k in keys if k.startswith("live") and k in mine]
+    if not pks:
+        return {}
+    runs = {}
+    for live in LiveRun.objects.filter(pk__in=pks):
+        try:
+            run = live_services.as_sandbox_run(live)
+        except (RunnerError, ValueError) as e:
+            raise _NotPickable(f"“{live.title}” can't be read: {e}") from e
+        if run is None:
+            raise _NotPickable(f"“{live.title}” has no response yet: step it once first.")
+        runs[f"live{live.pk}"] = run
+    return runs
+
+
+def _pick(key: str, mine: dict, lives: dict[str, Run]) -> Run | None:
+    if key.startswith("live") and key[4:].isdigit():
+        if key not in mine:  # somebody else's live run (or none): it doesn't exist for them
+            raise Http404("No live run of yours with that number")
+        return lives.get(key)
     if key.startswith("u") and key[1:].isdigit():
-        upload = mine.get(int(key[1:]))
+        upload = mine.get(key)
         if upload is None:
-            return None
+            raise Http404("No upload of yours with that number")
         if (upload.pk, upload.created_at.isoformat()) not in _UPLOADED:
             upload.refresh_from_db(fields=["data", "source"])
         return _uploaded_run(upload)
@@ -540,17 +597,21 @@ def _pick(key: str, mine: dict) -> Run | None:
 
 
 def compare_runs(request):
-    """Two runs side by side, aligned turn by turn (library runs and one's own uploads)."""
+    """Two runs side by side, aligned turn by turn: library runs, one's own uploads and one's
+    own live runs (a live run and its fork, before either is saved)."""
     choices, mine = _pickable(request)
     a_key, b_key = request.GET.get("a", ""), request.GET.get("b", "")
     ctx: dict = {"choices": choices, "a_key": a_key, "b_key": b_key, "error": ""}
     status = 200
     if a_key or b_key:
-        a, b = _pick(a_key, mine), _pick(b_key, mine)
+        try:
+            lives = _live_runs([a_key, b_key], mine)
+        except _NotPickable as e:
+            ctx["error"] = str(e)
+            return render(request, "sandbox/compare.html", ctx, status=400)
+        a, b = _pick(a_key, mine, lives), _pick(b_key, mine, lives)
         if a is None or b is None:
-            ctx["error"] = (
-                "Choose two runs from the lists (a run that is not yours can't be compared)."
-            )
+            ctx["error"] = "Choose two runs from the lists."
             status = 400
         else:
             ctx.update({"a": a, "b": b, **compare_module.compare(a, b)})
