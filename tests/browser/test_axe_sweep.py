@@ -13,6 +13,8 @@ PUBLIC = [
     "/sandbox/", "/sandbox/upload/", "/sandbox/live/", "/sandbox/thinking-tool-loop/steps/1/",
     "/sandbox/refusal/predict/1/", "/accounts/login/", "/accounts/signup/", "/me/", "/review/",
     "/review/cards/",
+    # Each visitor's reading status without JavaScript; a check-yourself answer sent empty.
+    "/notes/reading/", "/notes/tool-choice/read/", "/notes/tool-choice/check/b-0/?answered=1",
     "/no-such-page/",
 ]  # fmt: skip
 INSTRUCTOR = [
