@@ -90,9 +90,13 @@ MATRIX: dict[str, Row] = {
     "notes:search": Row(PUBLIC),
     "notes:cheat_sheet": Row(PUBLIC),
     "notes:blueprint": Row(PUBLIC),
-    # Reading progress and check-yourself answers: POSTs on the visitor's own behalf.
-    "notes:read": Row(POST_ONLY, lambda w: {"slug": w.note}),
-    "notes:check": Row(POST_ONLY, lambda w: {"slug": w.note, "question": w.slug}),
+    # Reading progress: each visitor's own (GET: the status, loaded into the shared note page
+    # or a page of its own without JavaScript; POST: mark it). notes:reading: the read marks of
+    # the shared index.
+    "notes:read": Row(PUBLIC, lambda w: {"slug": w.note}),
+    "notes:reading": Row(PUBLIC),
+    # Check-yourself answers are graded by GET (nothing recorded); no answer: no feedback.
+    "notes:check": Row(PUBLIC, lambda w: {"slug": w.note, "question": w.slug}),
     "login": Row(PUBLIC),
     "logout": Row(everyone(405)),  # log-out is a POST (Django 5)
     "signup": Row(PUBLIC),

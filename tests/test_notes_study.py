@@ -172,60 +172,91 @@ def _correct(q: Question) -> dict:
     return {"choices": keys} if q.kind == "multiple" else {"choice": keys[0]}
 
 
+def _answer(q: Question, data: dict | None = None, **kwargs):
+    """What the check-yourself form sends: a GET with ``answered=1`` and the choice."""
+    client = kwargs.pop("client")
+    url = f"/notes/stop-reasons/check/{q.slug}/"
+    return client.get(url, {"answered": "1", **(_correct(q) if data is None else data)}, **kwargs)
+
+
 def test_a_note_ends_with_three_questions_and_no_key_before_answering(client, three):
     html = client.get("/notes/stop-reasons/").content.decode()
     section = html[html.index('id="check-yourself"') : html.index('id="read-status"')]
     for q in three:
         assert f'id="check-{q.slug}"' in section
         assert q.stem_html in section
+        # Answered by GET (nothing is recorded): no CSRF token, so the page can be shared.
+        assert f'hx-get="/notes/stop-reasons/check/{q.slug}/"' in section
+    assert 'method="post"' not in section and "csrfmiddlewaretoken" not in section
     assert "Right answer" not in section and "WHY-A-RIGHT" not in section
     assert "correct" not in section.lower().replace("check my answer", "")
-    assert 'name="subtopics" value="stop-reasons"' in section  # on to practice
+    assert 'href="/practice/?subtopic=stop-reasons"' in section  # on to practice
+
+
+def test_the_check_url_reveals_no_key_before_an_answer(client, three):
+    for q in three:
+        url = f"/notes/stop-reasons/check/{q.slug}/"
+        for headers in ({}, {"HX-Request": "true"}):
+            for params in ({}, {"answered": "1"}):  # a bare visit; the form sent empty
+                html = client.get(url, params, headers=headers).content.decode()
+                item = html[html.index(f'id="check-{q.slug}"') :]
+                assert "WHY-" not in item and "Right answer" not in item, (q.kind, params)
+                assert "Right." not in item and "Not quite." not in item
+                assert 'class="verdict"' not in item and "disabled" not in item
 
 
 def test_answering_inline_with_htmx_grades_on_the_server(client, three):
     q = three[0]
-    url = f"/notes/stop-reasons/check/{q.slug}/"
-    r = client.post(url, _correct(q), headers={"HX-Request": "true"})
+    r = _answer(q, client=client, headers={"HX-Request": "true"})
     assert r.status_code == 200
     html = r.content.decode()
     assert "<html" not in html and "Right." in html and "WHY-A-RIGHT" in html
+    assert "HX-Request" in r["Vary"]  # the same URL gives the whole note without JavaScript
     wrong = next(o for o in q.options.all() if not o.correct)
-    html = client.post(url, {"choice": wrong.key}, headers={"HX-Request": "true"}).content.decode()
+    html = _answer(
+        q, {"choice": wrong.key}, client=client, headers={"HX-Request": "true"}
+    ).content.decode()
     assert "Not quite." in html and wrong.why_html in html
 
 
 def test_answering_without_javascript_renders_the_whole_note(client, three):
     q = three[1]
-    r = client.post(f"/notes/stop-reasons/check/{q.slug}/", _correct(q))
+    r = _answer(q, client=client)
     html = r.content.decode()
     assert r.status_code == 200 and "<html" in html and 'id="note-title"' in html
     start = html.index(f'id="check-{q.slug}"')
     item = html[start : html.index('id="read-status"')]
     assert "Right." in item and "WHY-TRUE" in item
     others = [c for c in three if c != q]
-    assert all(f'hx-post="/notes/stop-reasons/check/{c.slug}/"' in html for c in others)
+    assert all(f'hx-get="/notes/stop-reasons/check/{c.slug}/"' in html for c in others)
+    # ... and the other two are still unanswered.
+    assert html.count('class="verdict"') == 1
+
+
+def test_an_answer_records_nothing_and_needs_no_cookie(client, three):
+    from quizzes.models import Attempt, Response
+
+    r = _answer(three[0], client=client)
+    assert r.status_code == 200 and not r.cookies
+    assert not Attempt.objects.exists() and not Response.objects.exists()
+    # Not a reading page: never kept in the shared page cache.
+    assert "X-Page-Cache" not in _answer(three[0], client=client).headers
 
 
 def test_a_missing_or_foreign_answer_says_what_to_do(client, three):
     q = three[0]
     url = f"/notes/stop-reasons/check/{q.slug}/"
-    r = client.post(url, {}, headers={"HX-Request": "true"})
+    htmx = {"HX-Request": "true"}
+    r = _answer(q, {}, client=client, headers=htmx)
     assert r.status_code == 200 and "Choose one answer first." in r.content.decode()
     assert 'role="alert"' in r.content.decode() and "Right." not in r.content.decode()
-    r = client.post(url, {"choice": "not-a-key"}, headers={"HX-Request": "true"})
+    r = _answer(q, {"choice": "not-a-key"}, client=client, headers=htmx)
     assert r.status_code == 200 and "not one of this question" in r.content.decode()
-    r = client.post(url, {})  # without JavaScript: the whole note, the message at the item
+    r = _answer(q, {}, client=client)  # without JavaScript: the whole note, the message at the item
     assert r.status_code == 200 and "Choose one answer first." in r.content.decode()
-    assert client.post("/notes/stop-reasons/check/no-such-question/", {}).status_code == 404
-    assert client.post("/notes/no-such-note/check/c-single/", {}).status_code == 404
-    assert client.get(url).status_code == 405
-
-
-def test_check_answers_need_the_csrf_token(three):
-    csrf_client = Client(enforce_csrf_checks=True)
-    r = csrf_client.post(f"/notes/stop-reasons/check/{three[0].slug}/", _correct(three[0]))
-    assert r.status_code == 403
+    assert client.get("/notes/stop-reasons/check/no-such-question/").status_code == 404
+    assert client.get("/notes/no-such-note/check/c-single/").status_code == 404
+    assert client.post(url, _correct(q)).status_code == 405  # grading is a GET now
 
 
 @pytest.mark.parametrize("signed_in", [False, True])
@@ -236,13 +267,20 @@ def test_note_page_queries_do_not_grow_with_the_bank(
         client.force_login(django_user_model.objects.create_user("reader", password="pw-r-123"))
     make_bank(8)
     client.get("/notes/stop-reasons/")  # warm the note cache
-    expected = 5 if signed_in else 2  # session + user, then questions, options, reads
+    # Rendering: the check-yourself questions and their options (and, signed in, the session
+    # and the user). The reading status is no longer part of the page: it is its own fragment
+    # (notes:read, pinned below), so the page can be shared.
+    expected = 4 if signed_in else 2
+    # Each query string is a new entry in the shared page cache: anonymous pages render too.
     with django_assert_num_queries(expected):
-        client.get("/notes/stop-reasons/")
+        client.get("/notes/stop-reasons/?v=1")
     make_bank(40, prefix="more")
     with django_assert_num_queries(expected):
-        html = client.get("/notes/stop-reasons/").content.decode()
+        html = client.get("/notes/stop-reasons/?v=2").content.decode()
     assert html.count('class="check-item"') == 3
+    if not signed_in:  # the second anonymous reader is served the stored page
+        with django_assert_num_queries(0):
+            assert client.get("/notes/stop-reasons/?v=2").headers["X-Page-Cache"] == "hit"
 
 
 @pytest.mark.django_db
@@ -257,23 +295,91 @@ def test_every_real_note_gets_three_questions_from_the_real_bank(notes):
 # --- reading progress ---------------------------------------------------------------------------
 
 
+HTMX = {"HX-Request": "true"}
+
+
 def test_reading_progress_works_anonymously_and_moves_to_the_account(client, db, learner):
-    assert f"<strong>0 of {len(NOTES)}</strong>" in client.get("/notes/").content.decode()
+    assert f"<strong>0 of {len(NOTES)}</strong>" in client.get("/notes/reading/").text
     r = client.post("/notes/guards/read/", {"read": "1"})
-    assert r.status_code == 302 and r["Location"].endswith("/notes/guards/#read-status")
-    index = client.get("/notes/").content.decode()
+    assert r.status_code == 302 and r["Location"] == "/notes/guards/read/"
+    assert "Mark as not read" in client.get(r["Location"]).text  # the no-JS page says so
+    # The index loads the visitor's marks: the count, and a badge swapped in by its note.
+    marks = client.get("/notes/reading/", headers=HTMX).text
+    assert f"<strong>1 of {len(NOTES)}</strong>" in marks and "<html" not in marks
     assert re.search(
-        r'href="/notes/guards/">[^<]*</a> <span class="badge badge-continue">Read', index
+        r'<span id="read-mark-guards" hx-swap-oob="true"> <span class="badge badge-continue">Read',
+        marks,
     )
-    assert f"<strong>1 of {len(NOTES)}</strong>" in index
-    assert "Mark as not read" in client.get("/notes/guards/").content.decode()
+    assert "read-mark-errors" not in marks
+    # Without JavaScript: the index itself, with the marks in place.
+    index = client.get("/notes/reading/").text
+    assert re.search(
+        r'href="/notes/guards/">[^<]*</a><span id="read-mark-guards"> <span class="badge', index
+    )
+    # The note loads its reading block (and the badge by its date).
+    block = client.get("/notes/guards/read/", headers=HTMX).text
+    assert "Mark as not read" in block and 'id="note-read-badge" hx-swap-oob="true"> <span' in block
     client.post("/accounts/login/", {"username": "learner", "password": "pw-learner-123"})
     assert NoteRead.objects.filter(user=learner, note_slug="guards").count() == 1
     me = client.get("/me/").content.decode()
     assert '<span class="big-score" id="notes-read">1</span>' in me
-    r = client.post("/notes/guards/read/", {"read": "0"}, headers={"HX-Request": "true"})
-    assert "Mark as read" in r.content.decode()
+    assert "in this account" in client.get("/notes/reading/", headers=HTMX).text
+    r = client.post("/notes/guards/read/", {"read": "0"}, headers=HTMX)
+    assert "Mark as read" in r.text and 'data-auto-read="off"' in r.text  # not again on scroll
     assert not NoteRead.objects.filter(user=learner).exists()
+
+
+def test_the_shared_pages_carry_no_reading_status(client, db):
+    client.post("/notes/guards/read/", {"read": "1"})  # this visitor now has a session
+    index = client.get("/notes/").text
+    note = client.get("/notes/guards/").text
+    assert '<span id="read-mark-guards"></span>' in index and "badge-continue" not in index
+    assert 'hx-get="/notes/reading/" hx-trigger="load"' in index
+    assert 'href="/notes/reading/"' in index  # without JavaScript, a link to the marks
+    assert 'hx-get="/notes/guards/read/" hx-trigger="load"' in note
+    assert 'href="/notes/guards/read/">Mark this note as read</a>' in note
+    assert "Mark as not read" not in note and "badge-continue" not in note
+    assert "csrfmiddlewaretoken" not in index + note
+
+
+def test_the_reading_fragments_are_private_and_set_no_cookie(client, db):
+    for url in ("/notes/reading/", "/notes/guards/read/"):
+        for headers in ({}, HTMX):
+            r = client.get(url, headers=headers)
+            assert r.status_code == 200, url
+            assert "private" in r["Cache-Control"] and "no-store" in r["Cache-Control"], url
+            assert "HX-Request" in r["Vary"] and "X-Page-Cache" not in r.headers, url
+            if headers:  # htmx posts with the cookie's token: the fragment needs none
+                assert not r.cookies and "csrfmiddlewaretoken" not in r.text, url
+    # The no-JS page has the form, so it carries the token.
+    assert "csrfmiddlewaretoken" in client.get("/notes/guards/read/").text
+
+
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_reading_fragments_run_a_constant_number_of_queries(
+    client, db, learner, django_assert_num_queries, signed_in
+):
+    if signed_in:
+        client.force_login(learner)
+    else:  # an anonymous reader who has read something: their session holds the owner token
+        client.post("/notes/guards/read/", {"read": "1"})
+    for slug in NOTES[:3]:
+        client.post(f"/notes/{slug}/read/", {"read": "1"})
+    # session (+ user when signed in), then the reads
+    expected = 3 if signed_in else 2
+    for url in ("/notes/reading/", "/notes/guards/read/"):
+        with django_assert_num_queries(expected):
+            client.get(url, headers=HTMX)
+    for slug in NOTES[3:]:
+        client.post(f"/notes/{slug}/read/", {"read": "1"})
+    with django_assert_num_queries(expected):
+        assert f"<strong>{len(NOTES)} of" in client.get("/notes/reading/", headers=HTMX).text
+
+
+def test_a_new_visitor_costs_no_query_for_their_reading(client, db, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        client.get("/notes/reading/", headers=HTMX)
+        client.get("/notes/guards/read/", headers=HTMX)
 
 
 def test_marking_read_twice_keeps_one_row_and_bad_slugs_are_404(client, db):
@@ -281,13 +387,21 @@ def test_marking_read_twice_keeps_one_row_and_bad_slugs_are_404(client, db):
     client.post("/notes/errors/read/", {"read": "1"})
     assert NoteRead.objects.filter(note_slug="errors").count() == 1
     assert client.post("/notes/no-such-note/read/").status_code == 404
-    assert client.get("/notes/errors/read/").status_code == 405
+    assert client.get("/notes/no-such-note/read/").status_code == 404
+    assert client.delete("/notes/errors/read/").status_code == 405
+
+
+def test_marking_read_needs_the_csrf_token(db):
+    csrf_client = Client(enforce_csrf_checks=True)
+    assert csrf_client.post("/notes/errors/read/", {"read": "1"}).status_code == 403
+    assert not NoteRead.objects.exists()
 
 
 def test_another_visitor_does_not_see_my_reading(client, db):
     client.post("/notes/errors/read/", {"read": "1"})
     other = Client()
-    assert "<strong>0 of" in other.get("/notes/").content.decode()
+    assert "<strong>0 of" in other.get("/notes/reading/", headers=HTMX).text
+    assert "Mark as read" in other.get("/notes/errors/read/", headers=HTMX).text
 
 
 # --- search -------------------------------------------------------------------------------------

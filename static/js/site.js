@@ -31,12 +31,15 @@
     tick();
   }
 
-  // Notes: mark a note read once the reader scrolls to its end. Without JavaScript (or
-  // htmx) the "Mark as read" button does the same.
+  // Notes: mark a note read once the reader scrolls to its end. The note page is shared by
+  // every reader, so the visitor's reading block arrives later, by htmx (hx-trigger="load"):
+  // this runs again each time htmx swaps one in. It is an htmx POST, so it takes its token from
+  // the cookie (below). Without JavaScript (or htmx), the note links to a page with the button.
   function autoRead() {
     var box = document.getElementById("read-status");
-    if (!box || box.dataset.autoRead !== "on" || !window.htmx) return;
+    if (!box || box.dataset.autoRead !== "on" || box.dataset.watched || !window.htmx) return;
     if (!("IntersectionObserver" in window)) return;
+    box.dataset.watched = "1";
     var visible = false, scrolled = false, sent = false;
     function maybeSend() {
       if (sent || !visible || !scrolled) return;
@@ -59,11 +62,14 @@
     if (timer) startTimer(timer);
     autoRead();
   }
+  document.addEventListener("htmx:load", function (evt) {
+    if (evt.target && evt.target.id === "read-status") autoRead();
+  });
 
   // CSRF for htmx, as Django documents for AJAX: the token is read from the csrftoken cookie
   // and sent as X-CSRFToken, so pages carry no per-visitor token and can be shared by a cache.
   // A page without a form never set the cookie: the first unsafe htmx request from such a page
-  // (a check-yourself answer in a note) first asks /csrf/ for one, then goes ahead.
+  // (marking a note read) first asks /csrf/ for one, then goes ahead.
   var SAFE = /^(get|head|options|trace)$/i;
   function csrfToken() {
     var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);

@@ -1,6 +1,8 @@
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.vary import vary_on_headers
 
 from core import today
 from core.owners import get_owner
@@ -12,13 +14,23 @@ from .loader import glossary, library
 
 
 def note_index(request):
-    notes = library().notes().values()
+    """The shared list (cached for anonymous readers): each visitor's read marks come from
+    :func:`reading`, loaded into it by htmx, or opened as a page of its own without JavaScript."""
+    return render(request, "notes/index.html", {"notes": library().notes().values()})
+
+
+@never_cache
+@vary_on_headers("HX-Request")
+@require_safe
+def reading(request):
+    """Which notes this visitor has read: for htmx, the count with an out-of-band "Read" badge
+    per read note for the index; without JavaScript, the index with the marks in place."""
+    notes = list(library().notes().values())
     read = progress.read_slugs(get_owner(request, create=False))
-    return render(
-        request,
-        "notes/index.html",
-        {"notes": notes, "read": read, "read_count": sum(1 for n in notes if n.slug in read)},
-    )
+    ctx = {"notes": notes, "read": read, "read_count": sum(1 for n in notes if n.slug in read)}
+    if request.htmx:
+        return render(request, "notes/_reading.html", ctx)
+    return render(request, "notes/index.html", {**ctx, "personal": True})
 
 
 def changes(request):
@@ -35,19 +47,19 @@ def _note(slug: str):
 
 
 def _detail(request, note, *, answered=None, status=200):
-    """The note page; ``answered`` is (question, POST data) when a check was answered."""
+    """The note page, the same for every reader (so it can be cached: the visitor's reading
+    status is loaded into it from ``notes:read``); ``answered`` is (question, answer data) when
+    a check-yourself question was answered without JavaScript."""
     questions = checks.questions_for(note)
     items = []
     for i, q in enumerate(questions, start=1):
-        post = answered[1] if answered and answered[0].pk == q.pk else None
-        items.append(checks.item(note, q, i, post=post))
-    owner = get_owner(request, create=False)
+        data = answered[1] if answered and answered[0].pk == q.pk else None
+        items.append(checks.item(note, q, i, post=data))
     ctx = {
         "note": note,
         "checks": items,
         "check_subtopic": note.subtopics[0] if note.subtopics else "",
         "check_label": SUBTOPIC_LABELS.get(note.subtopics[0], "") if note.subtopics else "",
-        "is_read": note.slug in progress.read_slugs(owner),
     }
     return render(request, "notes/detail.html", ctx, status=status)
 
@@ -56,36 +68,57 @@ def note_detail(request, slug: str):
     return _detail(request, _note(slug))
 
 
-@require_POST
+@vary_on_headers("HX-Request")
+@require_safe
 def check_answer(request, slug: str, question: str):
-    """Grade one check-yourself answer: the item alone for htmx, the whole note without JS."""
+    """Grade one check-yourself answer: the item alone for htmx, the whole note without JS.
+
+    A GET (nothing is recorded, so no CSRF token is needed and the note page stays shareable);
+    the form sends ``answered=1``, so a bare GET of this URL shows the question unanswered.
+    """
     note = _note(slug)
     q = get_object_or_404(
         Question.objects.published().filter(kind__in=checks.INLINE_KINDS)
         .prefetch_related("options"),
         slug=question,
     )  # fmt: skip
+    data = request.GET or None
     if request.htmx:
         position = next(
             (i for i, c in enumerate(checks.questions_for(note), start=1) if c.pk == q.pk), 1
         )
-        ctx = checks.item(note, q, position, post=request.POST)
+        ctx = checks.item(note, q, position, post=data)
         ctx["note"] = note
         ctx["subtopic_labels"] = SUBTOPIC_LABELS
         # 200 even for a missing answer: htmx swaps only 2xx responses, and the message must show.
         return render(request, "notes/_check_item.html", ctx)
-    return _detail(request, note, answered=(q, request.POST))
+    return _detail(request, note, answered=(q, data) if data is not None else None)
 
 
-@require_POST
+@never_cache
+@vary_on_headers("HX-Request")
+@require_http_methods(["GET", "HEAD", "POST"])
 def mark_read(request, slug: str):
+    """This visitor's reading status of a note. GET: for htmx, the block the note page loads
+    (with an out-of-band "Read" badge for its header); without JavaScript, a small page with the
+    form. POST: mark it read (``read=1``) or not read (``read=0``)."""
     note = _note(slug)
-    owner = get_owner(request)
-    read = request.POST.get("read", "1") != "0"
-    progress.set_read(owner, note.slug, read)
-    if request.htmx:
-        return render(request, "notes/_read_button.html", {"note": note, "is_read": read})
-    return redirect(f"/notes/{note.slug}/#read-status")
+    if request.method == "POST":
+        owner = get_owner(request)
+        is_read = request.POST.get("read", "1") != "0"
+        progress.set_read(owner, note.slug, is_read)
+        if not request.htmx:
+            return redirect("notes:read", slug=note.slug)
+        # Unmarked by hand: don't mark it again on the next scroll.
+        ctx = {"note": note, "is_read": is_read, "auto_read": "done" if is_read else "off"}
+        return render(request, "notes/_read_status.html", ctx)
+    is_read = note.slug in progress.read_slugs(get_owner(request, create=False))
+    if request.htmx:  # in the note: marked read once the reader scrolls to it (site.js)
+        ctx = {"note": note, "is_read": is_read, "auto_read": "done" if is_read else "on"}
+        return render(request, "notes/_read_status.html", ctx)
+    return render(
+        request, "notes/read.html", {"note": note, "is_read": is_read, "auto_read": "off"}
+    )
 
 
 @require_http_methods(["GET"])

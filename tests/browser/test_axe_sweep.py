@@ -17,6 +17,8 @@ PUBLIC = [
     "/sandbox/parallel-lookups/conversation/", "/sandbox/web-search-pause-turn/conversation/",
     "/sandbox/web-search-pause-turn/overview/", "/sandbox/refusal/predict/summary/",
     "/sandbox/compare/?a=refund-45-days&b=refund-45-days-manager-claim",
+    # Each visitor's reading status without JavaScript; a check-yourself answer sent empty.
+    "/notes/reading/", "/notes/tool-choice/read/", "/notes/tool-choice/check/b-0/?answered=1",
 ]  # fmt: skip
 INSTRUCTOR = [
     "/author/", "/author/questions/new/", "/author/questions/b-3/edit/", "/author/reports/",
