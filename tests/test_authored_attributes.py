@@ -4,8 +4,8 @@ import re
 
 import pytest
 
+from core.rendering import render_inline, render_markdown
 from quizzes.models import Attempt, Question
-from studyapp.rendering import render_inline, render_markdown
 from tests.factories import make_question
 
 HOSTILE = [

@@ -17,7 +17,7 @@ import math
 
 from core.rendering import render_inline
 
-from .short_answer import _grade_value, _percent
+from .short_answer import _grade_value, _percent, graded_match
 
 LABEL = "Numerical (a number, with a tolerance)"
 MOODLE_QTYPE = "numerical"
@@ -99,15 +99,8 @@ def matching_answer(data: dict, text: str) -> int | None:
 
 
 def grade(spec: dict, answer: dict):
-    from quizzes.grading import Graded
-
     data = spec["data"]
-    i = matching_answer(data, answer["text"])
-    if i is None:
-        return Graded(0.0)
-    a = data["answers"][i]
-    families = [a["family"]] if a.get("family") and a["grade"] < 1 else []
-    return Graded(round(a["grade"], 4), families, feedback_key=f"answer-{i}")
+    return graded_match(data, matching_answer(data, answer["text"]))
 
 
 def present(question, answer: dict) -> dict:

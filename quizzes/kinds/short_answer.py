@@ -96,10 +96,14 @@ def matching_answer(data: dict, text: str) -> int | None:
 
 
 def grade(spec: dict, answer: dict):
+    data = spec["data"]
+    return graded_match(data, matching_answer(data, answer["text"]))
+
+
+def graded_match(data: dict, i: int | None):
+    """The grade of answer row ``i`` (None: no row matched), for every typed-answer kind."""
     from quizzes.grading import Graded
 
-    data = spec["data"]
-    i = matching_answer(data, answer["text"])
     if i is None:
         return Graded(0.0)
     a = data["answers"][i]
