@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from django import forms
 from django.forms import formset_factory
+from django.utils.translation import gettext_lazy as _
 
 from quizzes import schema
 from quizzes.forms import SUBTOPIC_LABELS
@@ -22,14 +23,14 @@ from studyapp.agentloop import bounded, catalogue
 from .models import ProblemReport
 
 KIND_LABELS = {
-    "single": "Single choice",
-    "multiple": "Multiple response",
-    "truefalse": "True or false",
-    "ordering": "Ordering",
-    "matching": "Matching",
-    "next_action": "Next action (a response is shown)",
-    "json": "JSON answer",
-    "fix": "Fix the conversation",
+    "single": _("Single choice"),
+    "multiple": _("Multiple response"),
+    "truefalse": _("True or false"),
+    "ordering": _("Ordering"),
+    "matching": _("Matching"),
+    "next_action": _("Next action (a response is shown)"),
+    "json": _("JSON answer"),
+    "fix": _("Fix the conversation"),
 }
 # Rows each kind starts with on a new question (the schema's lower bound, or none).
 START_ROWS = {
@@ -72,7 +73,7 @@ class QuestionForm(forms.Form):
     slug = forms.CharField(
         max_length=80,
         required=False,
-        help_text="Lowercase letters, digits and single hyphens; it never changes once saved.",
+        help_text=_("Lowercase letters, digits and single hyphens; it never changes once saved."),
     )
     subtopic = forms.ChoiceField(
         choices=[("", "Choose…")] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
@@ -81,8 +82,10 @@ class QuestionForm(forms.Form):
     concept = forms.CharField(
         max_length=80,
         required=False,
-        help_text="A slug that groups questions testing the same fact: pick one the bank uses, "
-        "or type a new one.",
+        help_text=_(
+            "A slug that groups questions testing the same fact: pick one the bank uses, "
+            "or type a new one."
+        ),
         widget=forms.TextInput(attrs={"list": "concept-options", "autocomplete": "off"}),
     )
     difficulty = forms.TypedChoiceField(
@@ -92,69 +95,72 @@ class QuestionForm(forms.Form):
         required=False,
     )
     notes = forms.CharField(
-        label="Notes section",
+        label=_("Notes section"),
         max_length=120,
         required=False,
-        help_text="The section of the notes that teaches it.",
+        help_text=_("The section of the notes that teaches it."),
         widget=forms.Select(),
     )
     sources = forms.CharField(
         widget=_area(2),
         required=False,
-        help_text="Public https:// URLs the key rests on, one per line.",
+        help_text=_("Public https:// URLs the key rests on, one per line."),
     )
-    stem = forms.CharField(widget=_area(6), required=False, help_text="Markdown.")
+    stem = forms.CharField(widget=_area(6), required=False, help_text=_("Markdown."))
     explanation = forms.CharField(
-        widget=_area(4), required=False, help_text="Markdown, shown after answering."
+        widget=_area(4), required=False, help_text=_("Markdown, shown after answering.")
     )
     # Kind-specific fields: the template shows those of the question's kind only.
     response = forms.CharField(
-        label="The API response (JSON)",
+        label=_("The API response (JSON)"),
         widget=_area(14, code=True),
         required=False,
-        help_text="A whole Messages API response; the right action comes from its stop_reason.",
+        help_text=_("A whole Messages API response; the right action comes from its stop_reason."),
     )
     extra_rights = forms.CharField(
-        label="Extra right-hand texts",
+        label=_("Extra right-hand texts"),
         widget=_area(2),
         required=False,
-        help_text="Wrong answers that match nothing, one per line (optional).",
+        help_text=_("Wrong answers that match nothing, one per line (optional)."),
     )
     accept = forms.CharField(
-        label="Accepted answers (a JSON list)",
+        label=_("Accepted answers (a JSON list)"),
         widget=_area(5, code=True),
         required=False,
-        help_text="Each value that is right, compared by structure, not by text.",
+        help_text=_("Each value that is right, compared by structure, not by text."),
     )
     normalize = forms.ChoiceField(
-        choices=[("", "Compare as written"), ("tool_choice", "Normalise as a tool_choice")],
+        choices=[("", _("Compare as written")), ("tool_choice", _("Normalise as a tool_choice"))],
         required=False,
     )
     why = forms.CharField(
-        label="Why the answer is right", widget=_area(3), required=False, help_text="Markdown."
+        label=_("Why the answer is right"),
+        widget=_area(3),
+        required=False,
+        help_text=_("Markdown."),
     )
     wrong_answers = forms.CharField(
-        label="Anticipated wrong answers (a JSON list)",
+        label=_("Anticipated wrong answers (a JSON list)"),
         widget=_area(5, code=True),
         required=False,
-        help_text='Optional: [{"answer": …, "why": "…", "family": "…"}].',
+        help_text=_('Optional: [{"answer": …, "why": "…", "family": "…"}].'),
     )
     placeholder = forms.CharField(max_length=200, required=False)
     messages = forms.CharField(
-        label="The broken history (JSON list of messages)",
+        label=_("The broken history (JSON list of messages)"),
         widget=_area(12, code=True),
         required=False,
     )
     sample_fix = forms.CharField(
-        label="A repaired history (JSON list of messages)",
+        label=_("A repaired history (JSON list of messages)"),
         widget=_area(12, code=True),
         required=False,
     )
     context = forms.CharField(
-        label="Request context (JSON object)",
+        label=_("Request context (JSON object)"),
         widget=_area(3, code=True),
         required=False,
-        help_text="Optional: tools, tool_choice and thinking of the request, as an object.",
+        help_text=_("Optional: tools, tool_choice and thinking of the request, as an object."),
     )
 
     def __init__(self, *args, kind: str, editing: bool = False, **kwargs):
@@ -189,16 +195,16 @@ class OptionForm(forms.Form):
     """One row: a choice, an ordering step, a matching pair or a next-action choice."""
 
     text = forms.CharField(required=False, widget=_area(2))
-    right = forms.CharField(label="Matches", required=False, widget=_area(2))
+    right = forms.CharField(label=_("Matches"), required=False, widget=_area(2))
     action = forms.ChoiceField(
-        label="Action",
+        label=_("Action"),
         required=False,
         choices=[("", "Choose…")] + [(a.code, a.label) for a in catalogue.NEXT_ACTIONS.values()],
     )
     correct = forms.BooleanField(required=False)
-    why = forms.CharField(required=False, widget=_area(2), help_text="Markdown.")
+    why = forms.CharField(required=False, widget=_area(2), help_text=_("Markdown."))
     family = forms.ChoiceField(
-        label="Trap (for a wrong option)",
+        label=_("Trap (for a wrong option)"),
         required=False,
         choices=[("", "—")] + [(f, f) for f in schema.FAMILIES],
     )
@@ -431,10 +437,10 @@ def new_rows(kind: str) -> list[dict]:
 
 class ReportForm(forms.Form):
     text = forms.CharField(
-        label="What is wrong with this question?",
+        label=_("What is wrong with this question?"),
         max_length=ProblemReport.MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="For example: the key is wrong, an option is ambiguous, a link is broken.",
+        help_text=_("For example: the key is wrong, an option is ambiguous, a link is broken."),
     )
     version = forms.IntegerField(required=False, widget=forms.HiddenInput, min_value=1)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -442,17 +448,19 @@ class ReportForm(forms.Form):
     def clean_text(self):
         text = self.cleaned_data["text"].strip()
         if len(text) < 5:
-            raise forms.ValidationError("Say in a few words what is wrong (5 characters or more).")
+            raise forms.ValidationError(
+                _("Say in a few words what is wrong (5 characters or more).")
+            )
         return text
 
 
 class ReportFilterForm(forms.Form):
     status = forms.ChoiceField(
         choices=[
-            ("open", "Open"),
-            ("resolved", "Resolved"),
-            ("dismissed", "Dismissed"),
-            ("all", "All"),
+            ("open", _("Open")),
+            ("resolved", _("Resolved")),
+            ("dismissed", _("Dismissed")),
+            ("all", _("All")),
         ],  # fmt: skip
         required=False,
     )
@@ -460,13 +468,15 @@ class ReportFilterForm(forms.Form):
 
 class QuestionFilterForm(forms.Form):
     subtopic = forms.ChoiceField(
-        choices=[("", "Any subtopic")] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
+        choices=[("", _("Any subtopic"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
     )
-    kind = forms.ChoiceField(choices=[("", "Any kind")] + list(KIND_LABELS.items()), required=False)
+    kind = forms.ChoiceField(
+        choices=[("", _("Any kind"))] + list(KIND_LABELS.items()), required=False
+    )
     status = forms.ChoiceField(
-        choices=[("", "Any status"), ("published", "Published"), ("draft", "Draft")],
+        choices=[("", _("Any status")), ("published", _("Published")), ("draft", _("Draft"))],
         required=False,
     )
-    review = forms.BooleanField(label="Needs review only", required=False)
-    q = forms.CharField(label="Slug or stem contains", required=False, max_length=80)
+    review = forms.BooleanField(label=_("Needs review only"), required=False)
+    q = forms.CharField(label=_("Slug or stem contains"), required=False, max_length=80)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from django.utils.translation import gettext
+
 from core.rendering import render_inline
 from studyapp.agentloop import catalogue, runner
 
@@ -32,9 +34,13 @@ def context() -> dict:
         {
             "value": r.value,
             "continues": r.continues,
-            "action": r.next_action.label,
+            "action": gettext(r.next_action.label),
             "alternate": (
-                f"if {r.alternate_when}: {catalogue.NEXT_ACTIONS[r.alternate_action].label}"
+                gettext("if %(when)s: %(action)s")
+                % {
+                    "when": gettext(r.alternate_when),
+                    "action": gettext(catalogue.NEXT_ACTIONS[r.alternate_action].label),
+                }
                 if r.alternate_action
                 else ""
             ),
@@ -52,7 +58,7 @@ def context() -> dict:
     ]
     defaults = runner.Guards()
     guards = [
-        {"name": GUARD_WORDS[f], "field": f, "default": getattr(defaults, f)}
+        {"name": gettext(GUARD_WORDS[f]), "field": f, "default": getattr(defaults, f)}
         for f in runner.Guards.__dataclass_fields__
     ]
     rules = []
