@@ -8,7 +8,7 @@ from typing import Any
 
 from anthropic.types import RefusalStopDetails, StopReason
 
-from .i18n import gettext_noop
+from .i18n import gettext_noop as _  # makemessages extracts _(...)
 
 DOC_STOP = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
 DOC_HANDLE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls"
@@ -41,8 +41,8 @@ NEXT_ACTIONS: dict[str, NextAction] = {
     for a in [
         NextAction(
             "run_tools",
-            gettext_noop("Run the tools, send every result in one message"),
-            gettext_noop(
+            _("Run the tools, send every result in one message"),
+            _(
                 "Append the assistant content unchanged, run every tool_use block, then send ONE "
                 "user message holding one tool_result per tool_use (matched by tool_use_id, "
                 "results first) and call again."
@@ -51,8 +51,8 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         ),
         NextAction(
             "resend_paused",
-            gettext_noop("Send the paused turn back as is"),
-            gettext_noop(
+            _("Send the paused turn back as is"),
+            _(
                 "Append the assistant content unchanged and call again with the same tools. No "
                 "extra user message: the server picks up where it paused."
             ),
@@ -60,14 +60,14 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         ),
         NextAction(
             "finish",
-            gettext_noop("Stop and use the answer"),
-            gettext_noop("The turn is complete: leave the loop and use the response."),
+            _("Stop and use the answer"),
+            _("The turn is complete: leave the loop and use the response."),
             False,
         ),
         NextAction(
             "retry_with_more_tokens",
-            gettext_noop("Don't run the cut-off call; retry with a larger max_tokens"),
-            gettext_noop(
+            _("Don't run the cut-off call; retry with a larger max_tokens"),
+            _(
                 "The last tool_use block was cut off, so its input is incomplete. Do not execute "
                 "it: send the request again with a higher max_tokens."
             ),
@@ -75,8 +75,8 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         ),
         NextAction(
             "handle_truncation",
-            gettext_noop("Handle a truncated answer"),
-            gettext_noop(
+            _("Handle a truncated answer"),
+            _(
                 "The text was cut off at max_tokens. Raise max_tokens, or continue: resend with "
                 "the partial assistant text and ask for the rest. Never present it as complete."
             ),
@@ -84,8 +84,8 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         ),
         NextAction(
             "handle_stop_sequence",
-            gettext_noop("Stop: the application reads stop_sequence"),
-            gettext_noop(
+            _("Stop: the application reads stop_sequence"),
+            _(
                 "One of your stop_sequences fired; response.stop_sequence names which. The "
                 "application decides what that marker means."
             ),
@@ -93,8 +93,8 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         ),
         NextAction(
             "handle_refusal",
-            gettext_noop("Stop: handle the refusal"),
-            gettext_noop(
+            _("Stop: handle the refusal"),
+            _(
                 "Claude declined (HTTP 200, not an exception). Don't resend the same request: "
                 "reset or change the context first, or tell the user."
             ),
@@ -102,8 +102,8 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         ),
         NextAction(
             "handle_context_full",
-            gettext_noop("Handle a full context window"),
-            gettext_noop(
+            _("Handle a full context window"),
+            _(
                 "Generation stopped because the context window filled: treat the answer as valid "
                 "but truncated, and shrink the history before going on."
             ),
@@ -112,8 +112,8 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         # Wrong everywhere: offered as distractors so that learners meet the tempting moves by name.
         NextAction(
             "send_continue_message",
-            gettext_noop('Add a "Continue" user message and call again'),
-            gettext_noop(
+            _('Add a "Continue" user message and call again'),
+            _(
                 "Adds a new user turn. Wrong for pause_turn, where the paused turn is sent back as "
                 "is."
             ),
@@ -121,16 +121,14 @@ NEXT_ACTIONS: dict[str, NextAction] = {
         ),
         NextAction(
             "retry_unchanged",
-            gettext_noop("Resend the same request unchanged"),
-            gettext_noop(
-                "Sends exactly what produced this response; the same situation comes back."
-            ),
+            _("Resend the same request unchanged"),
+            _("Sends exactly what produced this response; the same situation comes back."),
             True,
         ),
         NextAction(
             "run_tools_separately",
-            gettext_noop("Run each tool, send each result in its own message"),
-            gettext_noop(
+            _("Run each tool, send each result in its own message"),
+            _(
                 "Splits one batch of results over several user messages, which the docs call wrong "
                 "and which teaches Claude to stop making parallel calls."
             ),
@@ -178,17 +176,15 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
     for s in [
         StopReasonInfo(
             value="end_turn",
-            meaning=gettext_noop("Claude finished its response naturally. The most common value."),
+            meaning=_("Claude finished its response naturally. The most common value."),
             continues=False,
             action="finish",
-            why=gettext_noop(
+            why=_(
                 "The model says the turn is over; only stop_reason tells you that, not the text."
             ),
             mistakes=(
-                gettext_noop(
-                    "Deciding the loop is over from words like “Done” instead of stop_reason."
-                ),
-                gettext_noop(
+                _("Deciding the loop is over from words like “Done” instead of stop_reason."),
+                _(
                     "Resending an empty end_turn unchanged (fix the message shape, or add a new "
                     "user message as a last resort)."
                 ),
@@ -198,83 +194,73 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
         ),
         StopReasonInfo(
             value="tool_use",
-            meaning=gettext_noop(
-                "Claude is calling one or more client tools and expects their results."
-            ),
+            meaning=_("Claude is calling one or more client tools and expects their results."),
             continues=True,
             action="run_tools",
-            why=gettext_noop("The answer depends on results only your application can produce."),
+            why=_("The answer depends on results only your application can produce."),
             mistakes=(
-                gettext_noop("Sending each result in its own user message."),
-                gettext_noop("Putting text before the tool_result blocks (a 400)."),
-                gettext_noop("Leaving one tool_use without a tool_result."),
+                _("Sending each result in its own user message."),
+                _("Putting text before the tool_result blocks (a 400)."),
+                _("Leaving one tool_use without a tool_result."),
             ),
             doc_url=DOC_HANDLE,
             anchor="tool-use",
         ),
         StopReasonInfo(
             value="max_tokens",
-            meaning=gettext_noop(
-                "Output reached the request's max_tokens (or the model's maximum)."
-            ),
+            meaning=_("Output reached the request's max_tokens (or the model's maximum)."),
             continues=False,
             action="handle_truncation",
-            why=gettext_noop("The response is cut off; it is not a finished answer."),
+            why=_("The response is cut off; it is not a finished answer."),
             mistakes=(
-                gettext_noop("Treating the truncated text as the final answer."),
-                gettext_noop("Running a tool_use block that was cut off mid-input."),
+                _("Treating the truncated text as the final answer."),
+                _("Running a tool_use block that was cut off mid-input."),
             ),
             doc_url=DOC_STOP,
             anchor="max-tokens",
             alternate_action="retry_with_more_tokens",
-            alternate_when=gettext_noop("the last content block is a tool_use"),
+            alternate_when=_("the last content block is a tool_use"),
         ),
         StopReasonInfo(
             value="stop_sequence",
-            meaning=gettext_noop("Claude produced one of the request's stop_sequences."),
+            meaning=_("Claude produced one of the request's stop_sequences."),
             continues=False,
             action="handle_stop_sequence",
-            why=gettext_noop(
-                "You asked to stop there; response.stop_sequence says which marker fired."
-            ),
-            mistakes=(
-                gettext_noop("Ignoring response.stop_sequence when several sequences are set."),
-            ),
+            why=_("You asked to stop there; response.stop_sequence says which marker fired."),
+            mistakes=(_("Ignoring response.stop_sequence when several sequences are set."),),
             doc_url=DOC_STOP,
             anchor="stop-sequence",
         ),
         StopReasonInfo(
             value="pause_turn",
-            meaning=gettext_noop(
+            meaning=_(
                 "The server-side loop for server tools (web search, web fetch, code execution) "
                 "reached its iteration limit; the turn is paused, not finished."
             ),
             continues=True,
             action="resend_paused",
-            why=gettext_noop(
-                "The server pauses its own tool loop; sending the turn back lets it resume."
-            ),
+            why=_("The server pauses its own tool loop; sending the turn back lets it resume."),
             mistakes=(
-                gettext_noop("Adding a “please continue” user message."),
-                gettext_noop("Looking for a client tool to run: there is none."),
-                gettext_noop("Treating the paused turn as the final answer."),
+                _("Adding a “please continue” user message."),
+                _("Looking for a client tool to run: there is none."),
+                _("Treating the paused turn as the final answer."),
             ),
             doc_url=DOC_STOP,
             anchor="pause-turn",
         ),
         StopReasonInfo(
             value="refusal",
-            meaning=gettext_noop(
+            meaning=_(
                 "Claude declined: the model's safety or usage-policy classifiers stopped the "
                 "response. An HTTP 200, not an error; on current models stop_details.category "
                 "names the policy area."
             ),
             continues=False,
             action="handle_refusal",
-            why=gettext_noop("Resending the same context gets the same refusal."),
+            why=_("Resending the same context gets the same refusal."),
             mistakes=(
-                gettext_noop("Catching it as an exception: the SDK raises none."),
-                gettext_noop("Retrying the identical request in a loop."),
+                _("Catching it as an exception: the SDK raises none."),
+                _("Retrying the identical request in a loop."),
             ),
             doc_url=DOC_REFUSAL,
             anchor="refusal",
@@ -290,25 +276,21 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
         ),
         StopReasonInfo(
             value="model_context_window_exceeded",
-            meaning=gettext_noop(
+            meaning=_(
                 "Generation stopped because the model's context window filled, not because of your "
                 "max_tokens."
             ),
             continues=False,
             action="handle_context_full",
-            why=gettext_noop(
-                "The response is valid but truncated, and the next call has even less room."
-            ),
+            why=_("The response is valid but truncated, and the next call has even less room."),
             mistakes=(
-                gettext_noop("Treating the answer as complete."),
-                gettext_noop(
-                    "Confusing it with max_tokens: raising max_tokens does not make room."
-                ),
+                _("Treating the answer as complete."),
+                _("Confusing it with max_tokens: raising max_tokens does not make room."),
             ),
             doc_url=DOC_STOP,
             anchor="context-window-exceeded",
             notes=(
-                gettext_noop(
+                _(
                     "Returned by default on Sonnet 4.5 and newer models; some SDK versions typed "
                     "it only in the beta namespace."
                 ),

@@ -1,6 +1,7 @@
 """Marks user-facing text for translation without importing Django (this package is pure).
 
-``manage.py makemessages`` extracts every ``gettext_noop("...")`` call into the catalogues; the
+``manage.py makemessages`` extracts every ``gettext_noop("...")`` call into the catalogues, and
+every ``_("...")`` call where a module imports it as ``_`` (catalogue.py does, to stay short); the
 Django side translates the text where it is shown (``gettext(text)``, ``{% translate value %}``).
 """
 
