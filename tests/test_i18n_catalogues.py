@@ -27,7 +27,7 @@ ROOT = Path(settings.BASE_DIR)
 LANGS = ("zh_Hans", "zh_Hant", "pl")
 #: Polish has three plural forms (1; 2-4 but not 12-14; the rest), Chinese one.
 PLURALS = {"pl": 3, "zh_Hans": 1, "zh_Hant": 1}
-#: What makemessages must not read: the same list as `make messages` in the README's recipe.
+#: What makemessages must not read (the README's makemessages recipe ignores the same).
 IGNORED = (".venv", "tests", "bench", "staticfiles", "test-artifacts", "node_modules", "content")
 PLACEHOLDER = re.compile(r"%\(\w+\)[-#0 +]*\d*(?:\.\d+)?[sdifr]|\{\w+\}")
 
@@ -220,7 +220,7 @@ def test_python_messages_are_translated_where_they_are_shown(compiled):
 
     with translation.override("pl"):
         assert fewer_than_asked(10, 3, "unseen") == (
-            "Prosiłeś o 10 niewidzianych pytań; dostępne są tylko 3, więc ten zestaw ma 3."
+            "Chcesz 10 niewidzianych pytań; dostępne są tylko 3, więc ten zestaw ma 3."
         )
     with translation.override("zh-hans"):
         assert "只有 3 道可用" in fewer_than_asked(10, 3, "unseen")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import models as _models
+from .i18n import gettext_noop as _  # makemessages extracts _(...)
 
 if TYPE_CHECKING:
     from .models import ModelRules
@@ -144,21 +145,27 @@ CHANGES: dict[str, Change] = {
     for c in [
         Change(
             "sampling",
-            "Sampling parameters",
-            "Set temperature (for example 0) to make loop tests repeatable.",
-            "The SDK sends API version 2026-10-21, which removed temperature, top_p and top_k: "
-            "sending any of them is a 400 on every model.",
+            _("Sampling parameters"),
+            _("Set temperature (for example 0) to make loop tests repeatable."),
+            _(
+                "The SDK sends API version 2026-10-21, which removed temperature, top_p and top_k: "
+                "sending any of them is a 400 on every model."
+            ),
             _models.DOC_VERSIONING,
             _models.CONFIRMED,
             _sampling,
         ),
         Change(
             "forced-tool-choice",
-            "Forced tool_choice (any / tool)",
-            'tool_choice {"type": "any"} or {"type": "tool"} forces a tool call; only auto and '
-            "none work with extended thinking.",
-            "Forced tool_choice is a 400 on Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1 and later; "
-            "where it is accepted with adaptive thinking, thinking is skipped.",
+            _("Forced tool_choice (any / tool)"),
+            _(
+                'tool_choice {"type": "any"} or {"type": "tool"} forces a tool call; only auto and '
+                "none work with extended thinking."
+            ),
+            _(
+                "Forced tool_choice is a 400 on Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1 and "
+                "later; where it is accepted with adaptive thinking, thinking is skipped."
+            ),
             _models.DOC_THINK_TOOLS,
             _models.CONFIRMED,
             lambda m: m.forced_text,
@@ -166,20 +173,24 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "prefill",
-            "Assistant prefill",
-            "End the request on a partial assistant message (such as {) to shape the output.",
-            "Every 4.6 and later model rejects a request that ends on an assistant message; use "
-            "structured outputs.",
+            _("Assistant prefill"),
+            _("End the request on a partial assistant message (such as {) to shape the output."),
+            _(
+                "Every 4.6 and later model rejects a request that ends on an assistant message; "
+                "use structured outputs."
+            ),
             _models.DOC_PREFILL,
             _models.CONFIRMED,
             _prefill,
         ),
         Change(
             "manual-thinking",
-            "Manual thinking (budget_tokens)",
-            'Extended thinking is thinking {"type": "enabled", "budget_tokens": N}.',
-            "Manual thinking is deprecated on the 4.6 models and a 400 from Opus 4.7 on; use "
-            'adaptive thinking ({"type": "adaptive"}) with output_config.effort.',
+            _("Manual thinking (budget_tokens)"),
+            _('Extended thinking is thinking {"type": "enabled", "budget_tokens": N}.'),
+            _(
+                "Manual thinking is deprecated on the 4.6 models and a 400 from Opus 4.7 on; use "
+                'adaptive thinking ({"type": "adaptive"}) with output_config.effort.'
+            ),
             _models.DOC_THINK_TROUBLE,
             _models.CONFIRMED,
             _manual,
@@ -187,38 +198,47 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "thinking-disabled",
-            "Turning thinking off",
-            "Thinking is off unless you enable it; to turn it off, leave thinking out.",
-            'thinking {"type": "disabled"} is a 400 on Opus 5.5, Sonnet 5.5 and Fable; Sonnet 5.5 '
-            'uses {"type": "between_tools"} instead.',
+            _("Turning thinking off"),
+            _("Thinking is off unless you enable it; to turn it off, leave thinking out."),
+            _(
+                'thinking {"type": "disabled"} is a 400 on Opus 5.5, Sonnet 5.5 and Fable; Sonnet '
+                '5.5 uses {"type": "between_tools"} instead.'
+            ),
             f"{D}/models/sonnet-5-5/migration-guide",
             _models.CONFIRMED,
             _disabled,
         ),
         Change(
             "thinking-default",
-            "Thinking when the request says nothing",
-            "No thinking unless the request asks for it.",
-            "From Opus 5, Sonnet 5, Haiku 5.5 and Fable on, omitting thinking gives adaptive "
-            "thinking.",
+            _("Thinking when the request says nothing"),
+            _("No thinking unless the request asks for it."),
+            _(
+                "From Opus 5, Sonnet 5, Haiku 5.5 and Fable on, omitting thinking gives adaptive "
+                "thinking."
+            ),
             f"{D}/models/opus-5/migration-guide",
             _models.CONFIRMED,
             _default,
         ),
         Change(
             "thinking-display",
-            "Thinking text in the response",
-            "Thinking blocks carry a summary of the reasoning; the final answer is the text.",
-            'On newer models thinking.display defaults to "omitted": the block\'s text is empty '
-            "but its signature is there, so pick blocks by type, not content[0].",
+            _("Thinking text in the response"),
+            _("Thinking blocks carry a summary of the reasoning; the final answer is the text."),
+            _(
+                'On newer models thinking.display defaults to "omitted": the block\'s text is '
+                "empty but its signature is there, so pick blocks by type, not content[0]."
+            ),
             f"{D}/build-with-claude/extended-thinking",
             _models.CONFIRMED,
             _display,
         ),
         Change(
             "thinking-binding",
-            "Thinking blocks bound to their conversation",
-            "Pass the latest turn's thinking blocks back unchanged; earlier ones may be dropped.",
+            _("Thinking blocks bound to their conversation"),
+            _(
+                "Pass the latest turn's thinking blocks back unchanged; earlier ones may be "
+                "dropped."
+            ),
             "From Fable 5.1 on (and Opus 5.5, Sonnet 5.5, Haiku 5.5) a thinking block is bound to "
             "the model and to everything before it: changing system, tools or earlier messages "
             "is a 400 unless prefix_mismatch_behavior drop_block is set (beta "
@@ -230,11 +250,15 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "thinking-toggle",
-            "Switching thinking on or off inside a tool loop",
-            "Toggling thinking in the middle of a tool loop is a 400 (the assistant message "
-            "must start with a thinking block).",
-            "Current docs (Graceful thinking degradation): no error; thinking is silently "
-            "disabled for that request. Change the configuration only between turns.",
+            _("Switching thinking on or off inside a tool loop"),
+            _(
+                "Toggling thinking in the middle of a tool loop is a 400 (the assistant message "
+                "must start with a thinking block)."
+            ),
+            _(
+                "Current docs (Graceful thinking degradation): no error; thinking is silently "
+                "disabled for that request. Change the configuration only between turns."
+            ),
             _models.DOC_EXTENDED,
             _models.CONFIRMED,
             _toggle,
@@ -242,10 +266,12 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "prior-thinking-kept",
-            "Thinking from earlier turns",
-            "The API strips thinking blocks of earlier turns from the context anyway.",
-            "From Opus 4.5 on, earlier turns' thinking stays in context by default (billed as "
-            "input); older models strip it.",
+            _("Thinking from earlier turns"),
+            _("The API strips thinking blocks of earlier turns from the context anyway."),
+            _(
+                "From Opus 4.5 on, earlier turns' thinking stays in context by default (billed as "
+                "input); older models strip it."
+            ),
             _models.DOC_EXTENDED,
             _models.CONFIRMED,
             _kept,
@@ -253,10 +279,12 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "model-retirement",
-            "Model ids",
-            "Examples use claude-sonnet-4-5, claude-opus-4-1 and their dated ids.",
-            "Opus 4.1, Opus 4 and Sonnet 4 are retired; Sonnet 4.5's retirement date "
-            "(2026-11-30) has passed; Opus 4.5 is deprecated (retires 2027-01-22).",
+            _("Model ids"),
+            _("Examples use claude-sonnet-4-5, claude-opus-4-1 and their dated ids."),
+            _(
+                "Opus 4.1, Opus 4 and Sonnet 4 are retired; Sonnet 4.5's retirement date "
+                "(2026-11-30) has passed; Opus 4.5 is deprecated (retires 2027-01-22)."
+            ),
             _models.DOC_DEPRECATIONS,
             _models.CONFIRMED,
             _status,
