@@ -11,9 +11,9 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from studyapp.agentloop import models
-from django.utils.translation import gettext
 
 MAIN_MODELS = ("claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5")
 
