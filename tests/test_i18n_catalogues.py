@@ -225,3 +225,27 @@ def test_python_messages_are_translated_where_they_are_shown(compiled):
     with translation.override("zh-hans"):
         assert "只有 3 道可用" in fewer_than_asked(10, 3, "unseen")
     assert fewer_than_asked(10, 3, "unseen").startswith("You asked for 10 unseen questions")
+
+
+@pytest.mark.parametrize("right, answered", [(0, 0), (9, 10), (1, 10), (5, 10)])
+def test_readiness_words_built_for_translation_say_what_the_pure_module_says(right, answered):
+    """readiness.py stays Django-free; reports.py rebuilds its sentences for translation."""
+    from progress import readiness, reports
+
+    est = readiness.estimate(right, answered)
+    verdict = readiness.verdict(est)
+    with translation.override("en"):
+        assert reports.verdict_reason(verdict.key) == verdict.reason
+        assert reports.estimate_text(est) == est.text
+
+
+def test_the_readiness_verdict_is_translated(compiled):
+    from progress import readiness, reports
+
+    est = readiness.estimate(9, 10)
+    assert readiness.verdict(est).key == "borderline"
+    with translation.override("pl"):
+        assert reports.verdict_reason("borderline") == (
+            "Przedział 90% obejmuje 72%: więcej pierwszych odpowiedzi by go zawęziło."
+        )
+        assert reports.estimate_text(est).startswith(f"{est.percent}% (przedział 90%: ")

@@ -340,7 +340,7 @@ class ToolChoiceMode:
 
 
 # The exam's answer, then what today's models do (models.CHANGES["forced-tool-choice"]).
-FORCED_WITH_THINKING = (
+FORCED_WITH_THINKING = _(
     "not supported with manual extended thinking (an error). Today it depends on the model: "
     "with adaptive thinking some models accept it and skip thinking, while Opus 5.5, Sonnet 5.5 "
     "and Fable/Mythos 5.1 and later reject forced tool_choice with a 400 whatever the thinking "
@@ -353,38 +353,38 @@ TOOL_CHOICE_MODES: dict[str, ToolChoiceMode] = {
         ToolChoiceMode(
             "auto",
             {"type": "auto"},
-            "Claude decides whether to call tools, and which.",
+            _("Claude decides whether to call tools, and which."),
             True,
-            "at most one tool call",
-            "the default when tools are provided",
-            "supported",
+            _("at most one tool call"),
+            _("the default when tools are provided"),
+            _("supported"),
         ),
         ToolChoiceMode(
             "any",
             {"type": "any"},
-            "Claude must call one of the provided tools, but not a particular one.",
+            _("Claude must call one of the provided tools, but not a particular one."),
             True,
-            "exactly one tool call",
-            "never the default",
+            _("exactly one tool call"),
+            _("never the default"),
             FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "tool",
             {"type": "tool", "name": "lookup_order"},
-            "Claude must call the named tool.",
+            _("Claude must call the named tool."),
             True,
-            "exactly one tool call",
-            "never the default",
+            _("exactly one tool call"),
+            _("never the default"),
             FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "none",
             {"type": "none"},
-            "Claude cannot call tools.",
+            _("Claude cannot call tools."),
             False,
-            "not allowed: this shape has only `type`",
-            "the default when no tools are provided",
-            "supported",
+            _("not allowed: this shape has only `type`"),
+            _("the default when no tools are provided"),
+            _("supported"),
         ),
     ]
 }

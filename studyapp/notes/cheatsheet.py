@@ -50,9 +50,9 @@ def context() -> dict:
     modes = [
         {
             "json": json.dumps(m.example),
-            "meaning": render_inline(m.meaning),
-            "parallel": render_inline(m.disable_parallel_means),
-            "default": render_inline(m.default_when),
+            "meaning": render_inline(gettext(m.meaning)),
+            "parallel": render_inline(gettext(m.disable_parallel_means)),
+            "default": render_inline(gettext(m.default_when)),
         }
         for m in catalogue.TOOL_CHOICE_MODES.values()
     ]
