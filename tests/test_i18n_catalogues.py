@@ -249,3 +249,19 @@ def test_the_readiness_verdict_is_translated(compiled):
             "Przedział 90% obejmuje 72%: więcej pierwszych odpowiedzi by go zawęziło."
         )
         assert reports.estimate_text(est).startswith(f"{est.percent}% (przedział 90%: ")
+
+
+def test_the_pure_packages_page_time_text_follows_the_language(compiled):
+    """Per-model lines and statuses come from studyapp.agentloop, translated through its hook."""
+    from core import today
+
+    def lines(lang):
+        with translation.override(lang):
+            rows = today.change_context("prefill")["rows"]
+            return {r["text"] for r in rows}, {r["status"] for r in rows}
+
+    texts, statuses = lines("pl")
+    assert texts <= {"akceptowane, ale nie przy włączonym myśleniu", "błąd 400"}
+    assert "aktywny" in statuses
+    texts, _ = lines("en")
+    assert texts <= {"accepted, but not with thinking on", "400 error"}

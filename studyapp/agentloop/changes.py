@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import models as _models
+from .i18n import gettext
 from .i18n import gettext_noop as _  # makemessages extracts _(...)
 
 if TYPE_CHECKING:
@@ -39,63 +40,76 @@ CHANGE_IDS = (
 
 def _sampling(m: ModelRules) -> str:
     old = {
-        _models.SAMPLING_ANY: "accepted",
-        _models.SAMPLING_ONE: "accepted, but not temperature and top_p together",
-        _models.SAMPLING_DEFAULT_ONLY: "non-default values are a 400",
-        _models.SAMPLING_NONE: "a 400 at any value",
+        _models.SAMPLING_ANY: gettext("accepted"),
+        _models.SAMPLING_ONE: gettext("accepted, but not temperature and top_p together"),
+        _models.SAMPLING_DEFAULT_ONLY: gettext("non-default values are a 400"),
+        _models.SAMPLING_NONE: gettext("a 400 at any value"),
     }[m.sampling_2023]
-    return f"400 under API version 2026-10-21 (the SDK's); under a pinned 2023-06-01: {old}"
+    return gettext(
+        "400 under API version 2026-10-21 (the SDK's); under a pinned 2023-06-01: %(old)s"
+    ) % {"old": old}
 
 
 def _prefill(m: ModelRules) -> str:
-    return "accepted, but not with thinking on" if m.prefill else "400 error"
+    return gettext("accepted, but not with thinking on") if m.prefill else gettext("400 error")
 
 
 def _manual(m: ModelRules) -> str:
     if "enabled" not in m.thinking_modes:
-        return "400 error: use adaptive thinking and output_config.effort"
+        return gettext("400 error: use adaptive thinking and output_config.effort")
     if "adaptive" in m.thinking_modes:
-        return "deprecated, still accepted (adaptive is recommended)"
-    return "accepted: the only thinking mode"
+        return gettext("deprecated, still accepted (adaptive is recommended)")
+    return gettext("accepted: the only thinking mode")
 
 
 def _disabled(m: ModelRules) -> str:
     off = _models.thinking_off(m.id)
     if off is None:
-        return "cannot be turned off (disabled is a 400)"
+        return gettext("cannot be turned off (disabled is a 400)")
     if off == {}:
-        return "off by default: omit thinking"
+        return gettext("off by default: omit thinking")
     if off["type"] == "between_tools":
-        return 'send {"type": "between_tools"} (disabled is a 400)'
-    limit = f" at effort {m.disabled_max_effort} or below" if m.disabled_max_effort else ""
-    return f'send {{"type": "disabled"}}{limit}'
+        return gettext('send {"type": "between_tools"} (disabled is a 400)')
+    if m.disabled_max_effort:
+        return gettext('send {"type": "disabled"} at effort %(effort)s or below') % {
+            "effort": m.disabled_max_effort
+        }
+    return gettext('send {"type": "disabled"}')
 
 
 def _default(m: ModelRules) -> str:
-    return "on (adaptive) when omitted" if m.thinking_default == "adaptive" else "off when omitted"
+    if m.thinking_default == "adaptive":
+        return gettext("on (adaptive) when omitted")
+    return gettext("off when omitted")
 
 
 def _display(m: ModelRules) -> str:
     if not m.display_default:
-        return "not documented"
+        return gettext("not documented")
     if m.display_default == "omitted":
-        return "omitted: thinking blocks come back with empty text"
-    return "summarized"
+        return gettext("omitted: thinking blocks come back with empty text")
+    return gettext("summarized")
 
 
 def _binding(m: ModelRules) -> str:
     if not m.thinking_bound:
-        return "not bound: the API does not check the history before a block"
-    account = ", and to the account" if m.account_bound else ""
-    return f"bound to the model and everything before the block{account}: an edit is a 400"
+        return gettext("not bound: the API does not check the history before a block")
+    if m.account_bound:
+        return gettext(
+            "bound to the model and everything before the block, and to the account: "
+            "an edit is a 400"
+        )
+    return gettext("bound to the model and everything before the block: an edit is a 400")
 
 
 def _toggle(m: ModelRules) -> str:
-    return "no error: thinking is silently disabled for that request"
+    return gettext("no error: thinking is silently disabled for that request")
 
 
 def _kept(m: ModelRules) -> str:
-    return "kept in context (billed as input)" if m.prior_thinking_kept else "stripped by the API"
+    if m.prior_thinking_kept:
+        return gettext("kept in context (billed as input)")
+    return gettext("stripped by the API")
 
 
 def _status(m: ModelRules) -> str:
