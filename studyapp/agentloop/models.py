@@ -134,16 +134,20 @@ class ModelRules:
             return "retired"
         return self.status
 
-    def status_text(self, day: dt.date | None = None) -> str:
+    def status_text(self, day: dt.date | None = None, *, translated: bool = True) -> str:
+        """The status in words, in the reader's language unless ``translated`` is False (the
+        checker's English sentences embed it)."""
+        tr = gettext if translated else gettext_noop
         status = self.status_on(day)
         if status == "retired":
             when = self.retired or self.retires
             if when:
-                return gettext("retired (%(date)s)") % {"date": f"{when:%Y-%m-%d}"}
-            return gettext("retired")
+                return tr(gettext_noop("retired (%(date)s)")) % {"date": f"{when:%Y-%m-%d}"}
+            return tr(gettext_noop("retired"))
         if status == "deprecated" and self.retires:
-            return gettext("deprecated, retires %(date)s") % {"date": f"{self.retires:%Y-%m-%d}"}
-        return gettext(STATUS_WORDS.get(status, status))
+            text = tr(gettext_noop("deprecated, retires %(date)s"))
+            return text % {"date": f"{self.retires:%Y-%m-%d}"}
+        return tr(STATUS_WORDS.get(status, status))
 
     @property
     def forced_text(self) -> str:
