@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from core.rendering import render_inline
 from studyapp.agentloop import catalogue, runner
@@ -13,18 +13,21 @@ from .diagrams import GUARD_WORDS
 
 #: Rules of the message shapes (facts.md §3), each pointing at the note that teaches it.
 SHAPE_RULES = [
-    ("Append the assistant `content` unchanged, then one user message with every "
-     "`tool_result` (one per `tool_use`, matched by `tool_use_id`).",
+    (gettext_noop("Append the assistant `content` unchanged, then one user message with "
+                  "every `tool_result` (one per `tool_use`, matched by `tool_use_id`)."),
      "tool-results#message-shapes"),
-    ("`tool_result` blocks come first in that user message; text before them is a 400.",
+    (gettext_noop("`tool_result` blocks come first in that user message; text before them is "
+                  "a 400."),
      "tool-results#ordering-rules"),
-    ("Parallel calls: all results in ONE user message; split messages teach Claude to stop "
-     "calling in parallel.", "parallel#one-message"),
-    ("A failed or skipped call still gets a `tool_result`, with `is_error: true`.",
+    (gettext_noop("Parallel calls: all results in ONE user message; split messages teach Claude "
+                  "to stop calling in parallel."),
+     "parallel#one-message"),
+    (gettext_noop("A failed or skipped call still gets a `tool_result`, with `is_error: true`."),
      "errors#is-error"),
-    ("`pause_turn`: send the paused content back as is, same tools, no “Continue” message.",
+    (gettext_noop("`pause_turn`: send the paused content back as is, same tools, no “Continue” "
+                  "message."),
      "server-tools#pause-turn"),
-    ("Thinking blocks of the turn in progress go back complete and unmodified.",
+    (gettext_noop("Thinking blocks of the turn in progress go back complete and unmodified."),
      "thinking#preserve-blocks"),
 ]  # fmt: skip
 
@@ -64,5 +67,5 @@ def context() -> dict:
     rules = []
     for text, ref in SHAPE_RULES:
         slug, _, anchor = ref.partition("#")
-        rules.append({"html": render_inline(text), "url": f"/notes/{slug}/#{anchor}"})
+        rules.append({"html": render_inline(gettext(text)), "url": f"/notes/{slug}/#{anchor}"})
     return {"reasons": reasons, "modes": modes, "guards": guards, "rules": rules}
