@@ -15,9 +15,7 @@ from . import (
     Issue,
     MoodleQuestion,
     Parsed,
-    answers_for_export,
     exportable,
-    fraction_text,
     meta_json,
     moodle_validate,
 )
@@ -167,42 +165,16 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
         if category:
             cat = ET.SubElement(root, "question", {"type": "category"})
             _add_text(cat, "category", category, None)
-        kind = q["kind"]
-        module = kinds.get(kind)
-        qtype = {"single": "multichoice", "multiple": "multichoice"}.get(kind, kind)
-        if module is not None:
-            qtype = module.MOODLE_QTYPE
-        el = ET.SubElement(root, "question", {"type": qtype})
+        module = kinds.of(q["kind"])
+        el = ET.SubElement(root, "question", {"type": module.MOODLE_QTYPE})
         _add_text(el, "name", q["slug"], None)
         _add_text(el, "questiontext", q["stem"])
         _add_text(el, "generalfeedback", q["explanation"])
         ET.SubElement(el, "defaultgrade").text = "1"
-        ET.SubElement(el, "penalty").text = "1" if kind == "truefalse" else "0.3333333"
+        ET.SubElement(el, "penalty").text = module.XML_PENALTY
         ET.SubElement(el, "hidden").text = "0"
         ET.SubElement(el, "idnumber").text = q.get("idnumber") or q["slug"]
-        if module is not None:
-            module.xml_answers(el, q, _add_text)
-        elif kind == "matching":
-            ET.SubElement(el, "shuffleanswers").text = "true"
-            for p in q["pairs"]:
-                sub = _add_text(el, "subquestion", p["left"])
-                _add_text(sub, "answer", p["right"], None)
-            for right in q.get("extra_rights", []):
-                sub = _add_text(el, "subquestion", "")
-                _add_text(sub, "answer", right, None)
-        else:
-            single, answers = answers_for_export(q)
-            if kind != "truefalse":
-                ET.SubElement(el, "single").text = "true" if single else "false"
-                ET.SubElement(el, "shuffleanswers").text = "true"
-                ET.SubElement(el, "answernumbering").text = "abc"
-            for a in answers:
-                text = a.text.lower() if kind == "truefalse" else a.text
-                ans = ET.SubElement(
-                    el, "answer", {"fraction": fraction_text(a.fraction), "format": "markdown"}
-                )
-                ET.SubElement(ans, "text").text = text
-                _add_text(ans, "feedback", a.feedback)
+        module.xml_answers(el, q, _add_text)
         ET.SubElement(el, "loopcraft").text = meta_json(q)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
