@@ -19,7 +19,8 @@ Fractions: Moodle gives every answer a fraction of the mark. Our kinds map as fo
 Each kind module (quizzes/kinds/) holds its own mapping (``moodle_kind``, ``from_moodle``,
 ``gift_lines``, ``xml_answers``). Export writes the kinds back with the same fractions, so
 export → import is lossless; our bank's other fields (subtopic, concept, notes, sources,
-families, per-pair whys) travel in a ``// loopcraft: {json}`` comment (GIFT) or a ``<loopcraft>`` element (XML), both ignored by Moodle.
+families, per-pair whys) travel in a ``// loopcraft: {json}`` comment (GIFT) or a
+``<loopcraft>`` element (XML), both ignored by Moodle.
 """
 
 from __future__ import annotations
