@@ -14,6 +14,7 @@ the response is trimmed first, all as Moodle compares them.
 
 from __future__ import annotations
 
+import math
 import re
 
 from core.rendering import render_inline
@@ -256,6 +257,8 @@ def editor_grade(raw: str):
     try:
         value = float(raw.replace(",", "."))
     except ValueError:
+        return raw
+    if not math.isfinite(value):
         return raw
     return int(value) if value == int(value) else value
 
