@@ -135,10 +135,15 @@ def test_gift_short_answer_numerical_and_essay_import():
 
 
 def test_cloze_is_skipped_with_moodles_reasons():
-    q = moodlexml.MoodleQuestion("multianswer", "x", name="c", text="t")
     from quizzes.formats import to_bank
 
+    q = moodlexml.MoodleQuestion("multianswer", "x", name="c", text="Capital: {1:SA:=Paris}")
     assert "Embedded answers (Cloze) are not supported" in to_bank(q, Defaults(), "c").skipped
+    broken = moodlexml.MoodleQuestion("multianswer", "x", name="c", text="t")  # Moodle refuses it
+    assert to_bank(broken, Defaults(), "c").skipped == (
+        "Invalid embedded answers (Cloze) question "
+        "(The question text must include at least one embedded answer.)."
+    )
     assert gift.parse("Q {1:SHORTANSWER:=a}").questions  # read, then skipped when mapped
 
 

@@ -115,6 +115,7 @@ class MoodleQuestion:
     case_sensitive: bool = False  # shortanswer (XML <usecase>)
     graderinfo: str = ""  # essay: information for graders (our model answer)
     meta: dict = field(default_factory=dict)  # our own fields, when the file came from us
+    warnings: list[str] = field(default_factory=list)  # what the reader had to guess, as Moodle
 
 
 @dataclass
@@ -339,9 +340,11 @@ def _kind_for(q: MoodleQuestion) -> tuple[str, str, list[str]]:
     """
     from quizzes import kinds
 
-    if q.qtype in ("cloze", "multianswer") or (
-        q.qtype == "shortanswer" and any(_CLOZE_RE.match(a.text) for a in q.answers)
-    ):
+    if q.qtype in ("cloze", "multianswer"):  # Moodle's reasons first when Moodle refuses it too
+        from . import cloze
+
+        return "", cloze.reason(q.text, CLOZE_REASON), []
+    if q.qtype == "shortanswer" and any(_CLOZE_RE.match(a.text) for a in q.answers):
         return "", CLOZE_REASON, []  # {1:SHORTANSWER:=…} is Cloze syntax, not a short answer
     for kind, module in kinds.REGISTRY.items():
         taken = module.moodle_kind(q)
@@ -366,7 +369,7 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str, number: int = 0) -
     in the preview are keyed by it.
     """
     kind, reason, warnings = _kind_for(q)
-    mapped = Mapped(source=q, warnings=warnings)
+    mapped = Mapped(source=q, warnings=[*q.warnings, *warnings])
     if not kind:
         mapped.skipped = reason
         return mapped

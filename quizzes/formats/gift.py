@@ -223,9 +223,12 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
 
 
 def _numerical(q: MoodleQuestion, answertext: str) -> tuple[MoodleQuestion, str]:
+    # As Moodle's qformat_gift: "~#feedback" after the answers is the feedback for any other
+    # number, stored as a catch-all "*" answer worth 0 % (question/format/gift/format.php).
     pos = answertext.find("~")
+    wrong = ""
     if pos >= 0:
-        answertext = answertext[:pos]
+        answertext, wrong = answertext[:pos], answertext[pos:]
     parts = answertext.split("=")
     if not parts[0].strip():
         parts = parts[1:]
@@ -252,6 +255,8 @@ def _numerical(q: MoodleQuestion, answertext: str) -> tuple[MoodleQuestion, str]
                 if v != "*":
                     return q, MSG_NOT_NUMBERS
         q.answers.append(Answer(answer, weight, feedback))
+    if wrong:
+        q.answers.append(Answer("*", 0.0, _comment(wrong, q.text_format)[1]))
     return q, ""
 
 
