@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
@@ -153,7 +154,7 @@ def _editor(request, *, kind: str, question: Question | None):
     ctx["concepts"] = pickers.concept_choices()  # one query: the concepts the bank uses
     ctx.update(question=question, status=200, row_list=module.ROWS, row_fields=module.ROW_FIELDS)
     ctx.update(row_legend=module.ROW_LEGEND, row_label=module.ROW_LABEL)
-    ctx["row_text_label"] = getattr(module, "ROW_TEXT_LABEL", "Text")
+    ctx["row_text_label"] = getattr(module, "ROW_TEXT_LABEL", gettext_noop("Text"))
     if request.method == "POST" and "add_option" not in request.POST:
         action = request.POST.get("save", "")
         publish = action == "publish"

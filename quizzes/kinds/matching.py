@@ -10,6 +10,8 @@ YAML::
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from core.rendering import render_inline
 
 from .base import (  # noqa: F401 - the defaults this kind keeps
@@ -28,7 +30,7 @@ MOODLE_QTYPE = "matching"
 TEMPLATE = "quizzes/kinds/_matching_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_matching_feedback.html"
 CHOICES = TRAPS_REQUIRED = False
-ROWS, ROW_LEGEND, ROW_LABEL = "pairs", "Pairs", "Pair"
+ROWS, ROW_LEGEND, ROW_LABEL = "pairs", gettext_noop("Pairs"), gettext_noop("Pair")
 ROW_FIELDS = ("text", "right", "why")
 START_ROWS = 3
 

@@ -7,6 +7,8 @@ YAML: as ``single``, with two or more ``correct: true``.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from . import _choice
 from .base import (  # noqa: F401 - the defaults this kind keeps
     AUTO_GRADED,
@@ -23,7 +25,12 @@ MOODLE_QTYPE = "multichoice"
 TEMPLATE = "quizzes/kinds/_multiple_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"
 CHOICES = TRAPS_REQUIRED = True
-ROWS, ROW_FIELDS, ROW_LEGEND, ROW_LABEL = "options", _choice.ROW_FIELDS, "Options", "Option"
+ROWS, ROW_FIELDS, ROW_LEGEND, ROW_LABEL = (
+    "options",
+    _choice.ROW_FIELDS,
+    gettext_noop("Options"),
+    gettext_noop("Option"),
+)
 START_ROWS = 4
 
 

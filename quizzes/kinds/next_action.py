@@ -37,7 +37,7 @@ MOODLE_QTYPE = ""  # no Moodle equivalent
 TEMPLATE = "quizzes/kinds/_choice_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"
 CHOICES = TRAPS_REQUIRED = True
-ROWS, ROW_LEGEND, ROW_LABEL = "choices", "Choices", "Choice"
+ROWS, ROW_LEGEND, ROW_LABEL = "choices", gettext_noop("Choices"), gettext_noop("Choice")
 ROW_FIELDS = ("action", "correct", "why", "family")
 LEGEND = gettext_noop("What must the loop do next?")
 START_ROWS = 3

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+from django.utils.translation import gettext_noop
+
 from core.rendering import render_inline
 
 from .base import (  # noqa: F401 - the defaults this kind keeps
@@ -241,8 +243,12 @@ def moodle_kind(mq) -> tuple[str, list[str]] | None:
 
 # --- the editor -----------------------------------------------------------------------------
 
-ROWS, ROW_LEGEND, ROW_LABEL = "answers", "Accepted numbers (tried in order)", "Answer"
-ROW_TEXT_LABEL = "Number (or * for any other number)"
+ROWS, ROW_LEGEND, ROW_LABEL = (
+    "answers",
+    gettext_noop("Accepted numbers (tried in order)"),
+    gettext_noop("Answer"),
+)
+ROW_TEXT_LABEL = gettext_noop("Number (or * for any other number)")
 ROW_FIELDS = ("text", "tolerance", "grade", "why", "family")
 
 

@@ -10,6 +10,8 @@ YAML::
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from .base import (  # noqa: F401 - the defaults this kind keeps
     AUTO_GRADED,
     KEEP_TYPED,
@@ -32,7 +34,11 @@ MOODLE_QTYPE = ""  # Moodle's ordering is a plugin its XML format does not carry
 TEMPLATE = "quizzes/kinds/_ordering_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_ordering_feedback.html"
 CHOICES = TRAPS_REQUIRED = False
-ROWS, ROW_LEGEND, ROW_LABEL = "items", "Steps, in the right order", "Step"
+ROWS, ROW_LEGEND, ROW_LABEL = (
+    "items",
+    gettext_noop("Steps, in the right order"),
+    gettext_noop("Step"),
+)
 ROW_FIELDS = ("text", "why")
 START_ROWS = 4
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 import re
 
+from django.utils.translation import gettext_noop
+
 from core.rendering import render_inline
 
 from .base import (  # noqa: F401 - the defaults this kind keeps
@@ -226,8 +228,12 @@ def moodle_kind(mq) -> tuple[str, list[str]] | None:
 
 # --- the editor -----------------------------------------------------------------------------
 
-ROWS, ROW_LEGEND, ROW_LABEL = "answers", "Accepted answers (tried in order)", "Answer"
-ROW_TEXT_LABEL = "Answer (* matches any run of characters, \\* is a star)"
+ROWS, ROW_LEGEND, ROW_LABEL = (
+    "answers",
+    gettext_noop("Accepted answers (tried in order)"),
+    gettext_noop("Answer"),
+)
+ROW_TEXT_LABEL = gettext_noop("Answer (* matches any run of characters, \\* is a star)")
 ROW_FIELDS = ("text", "grade", "why", "family")
 
 

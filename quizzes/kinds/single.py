@@ -26,7 +26,12 @@ MOODLE_QTYPE = "multichoice"
 TEMPLATE = "quizzes/kinds/_choice_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"
 CHOICES = TRAPS_REQUIRED = True
-ROWS, ROW_FIELDS, ROW_LEGEND, ROW_LABEL = "options", _choice.ROW_FIELDS, "Options", "Option"
+ROWS, ROW_FIELDS, ROW_LEGEND, ROW_LABEL = (
+    "options",
+    _choice.ROW_FIELDS,
+    gettext_noop("Options"),
+    gettext_noop("Option"),
+)
 LEGEND = gettext_noop("Choose one answer")
 START_ROWS = 4
 

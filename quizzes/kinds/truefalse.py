@@ -16,7 +16,12 @@ TEMPLATE = "quizzes/kinds/_choice_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"
 CHOICES = TRAPS_REQUIRED = True
 XML_PENALTY = "1"  # Moodle's own for true/false: a second try would be a sure win
-ROWS, ROW_FIELDS, ROW_LEGEND, ROW_LABEL = "options", _choice.ROW_FIELDS, "Options", "Option"
+ROWS, ROW_FIELDS, ROW_LEGEND, ROW_LABEL = (
+    "options",
+    _choice.ROW_FIELDS,
+    gettext_noop("Options"),
+    gettext_noop("Option"),
+)
 LEGEND = gettext_noop("Choose one answer")
 
 
