@@ -173,3 +173,18 @@ def test_the_checker_leaves_other_comparisons_alone():
     assert kind_branches('if block_kind == "text": pass\nif mode == "single": pass', "x.py") == []
     assert _TEMPLATE_RE.search('{% if line.change == "added" %}') is None
     assert _TEMPLATE_RE.search('{% if kind == "ordering" %}')
+
+
+def test_the_schema_and_every_kind_load_without_django_settings():
+    """``python -m quizzes.schema FILE`` checks bank files by hand, with no settings module."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    code = "import quizzes.schema, quizzes.kinds as k; print(len(k.REGISTRY))"
+    done = subprocess.run(  # noqa: S603 - our own interpreter, a fixed command
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(len(kinds.REGISTRY))

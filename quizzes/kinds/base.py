@@ -19,6 +19,13 @@ ROW_LEGEND = ""
 ROW_LABEL = ""
 
 
+def gettext_noop(s: str) -> str:
+    """Marks a string for translation (makemessages extracts this keyword) without importing
+    Django's, which needs settings: ``python -m quizzes.schema`` runs without them. The string
+    is translated where it is rendered (``{% translate %}``)."""
+    return s
+
+
 def plain(value: Any) -> Any:
     """Turn loader dicts back into plain JSON-able values."""
     if isinstance(value, dict):

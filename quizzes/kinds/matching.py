@@ -10,8 +10,6 @@ YAML::
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
-
 from core.rendering import render_inline
 
 from .base import (  # noqa: F401 - the defaults this kind keeps
@@ -19,6 +17,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     KEEP_TYPED,
     XML_PENALTY,
     chosen_keys,
+    gettext_noop,
     gift_block,
     option_list,
     shown_order,

@@ -7,8 +7,6 @@ YAML: as ``single``, with two or more ``correct: true``.
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
-
 from . import _choice
 from .base import (  # noqa: F401 - the defaults this kind keeps
     AUTO_GRADED,
@@ -16,6 +14,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     XML_PENALTY,
     build,
     fam,
+    gettext_noop,
     gift_block,
     shown_response,
 )

@@ -15,8 +15,6 @@ have no such question: they leave it out of an export.
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
-
 from studyapp.agentloop import catalogue
 
 from . import _choice
@@ -26,6 +24,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     XML_PENALTY,
     build,
     from_moodle,
+    gettext_noop,
     gift_lines,
     moodle_kind,
     plain,

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import math
 
-from django.utils.translation import gettext_noop
-
 from core.rendering import render_inline
 
 from .base import (  # noqa: F401 - the defaults this kind keeps
@@ -25,6 +23,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     TRAPS_REQUIRED,
     XML_PENALTY,
     chosen_keys,
+    gettext_noop,
     gift_block,
     shown_order,
     shown_response,

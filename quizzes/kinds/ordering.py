@@ -10,8 +10,6 @@ YAML::
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
-
 from .base import (  # noqa: F401 - the defaults this kind keeps
     AUTO_GRADED,
     KEEP_TYPED,
@@ -20,6 +18,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     chosen_keys,
     editor_fields,
     from_moodle,
+    gettext_noop,
     gift_lines,
     meta,
     moodle_kind,

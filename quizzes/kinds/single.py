@@ -10,14 +10,13 @@ YAML::
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
-
 from . import _choice
 from .base import (  # noqa: F401 - the defaults this kind keeps
     AUTO_GRADED,
     KEEP_TYPED,
     XML_PENALTY,
     build,
+    gettext_noop,
     shown_response,
 )
 

@@ -5,10 +5,8 @@ YAML: as ``single``, with the two options ``True`` and ``False``.
 
 from __future__ import annotations
 
-from django.utils.translation import gettext_noop
-
 from . import _choice
-from .base import AUTO_GRADED, KEEP_TYPED, build, shown_response  # noqa: F401 - kept defaults
+from .base import AUTO_GRADED, KEEP_TYPED, build, gettext_noop, shown_response  # noqa: F401 - kept defaults
 
 LABEL = "True or false"
 MOODLE_QTYPE = "truefalse"
