@@ -44,7 +44,11 @@ _RAW_FRACTIONS = (
 )  # fmt: skip
 ALLOWED_FRACTIONS = (0.0, 1.0, -1.0, *_RAW_FRACTIONS, *(-f for f in _RAW_FRACTIONS))
 
-# Moodle's wording (lang strings of qformat_gift, question, qtype_multichoice, qformat_xml).
+# Moodle's wording, quoted from its English language packs (moodle/moodle):
+# question/format/gift/lang/en/qformat_gift.php: braceerror, importminerror, giftmatchingformat,
+# giftnonumericalanswers; lang/en/question.php: invalidgrade;
+# question/type/multichoice/lang/en/qtype_multichoice.php: notenoughanswers ({$a} = 2),
+# fractionsnomax, fractionsaddwrong (without their <br /> and "Do you want to go back …").
 MSG_BRACES = "Could not find {...} around answers"
 MSG_MIN = "There is an error in the question. There are not enough answers for this question type"
 MSG_MATCHING = "Matching question answers are improperly formatted"
