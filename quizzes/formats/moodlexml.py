@@ -20,6 +20,7 @@ from . import (
     moodle_validate,
 )
 
+# question/format/xml/lang/en/qformat_xml.php: invalidxml, xmlimportnoquestion, xmltypeunsupported.
 MSG_INVALID = "Invalid XML file - string expected (use CDATA?)"
 MSG_NO_TEXT = "Missing question text in XML file"
 MSG_TYPE = "Question type {} is not supported by XML import"
