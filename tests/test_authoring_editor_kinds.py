@@ -170,3 +170,19 @@ def test_odd_grades_are_refused_in_words(author, grade):
     response = post_new(author, "short_answer", [{"text": "end_turn", "grade": grade, "why": "w"}])
     assert response.status_code == 422
     assert "grade must be a percentage from 0 to 100" in page(response)
+
+
+@pytest.mark.parametrize(
+    "kind, labels",
+    [
+        ("single", {"text": "Text", "why": "Why (shown after answering)",
+                    "family": "Trap (for a wrong option)"}),
+        ("numerical", {"text": "Number (or * for any other number)", "tolerance": "Tolerance (±)",
+                       "grade": "Grade (%)", "family": "Trap (for a wrong option)"}),
+        ("matching", {"text": "Left-hand item", "right": "Matches (right-hand text)"}),
+    ],
+)  # fmt: skip
+def test_each_row_field_has_its_own_label(author, kind, labels):
+    html = page(author.get(f"/author/questions/new/?kind={kind}"))
+    for field, label in labels.items():
+        assert f'<label for="id_opt-0-{field}">{label}</label>' in html, field
