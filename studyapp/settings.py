@@ -147,7 +147,7 @@ if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "studyapp.cache.RedisCache",  # Django's, one client per pool
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": os.getenv("CACHE_KEY_PREFIX", "loopcraft"),
         }
