@@ -94,9 +94,10 @@ class _Holes:
         return PATH_HOLE
 
 
-def report_box(request, question: Question) -> SafeString:
+def report_box(request, question: Question, csrf_token: str | None = None) -> SafeString:
     """The closed "Report a problem" box of a question (quizzes/_report_problem.html), kept per
-    version; this request's CSRF token and path are put in when it is sent."""
+    version; this request's CSRF token (``csrf_token``: the one the page's other forms carry)
+    and path are put in when it is sent."""
     html = fragment(
         "report-box",
         question,
@@ -105,7 +106,7 @@ def report_box(request, question: Question) -> SafeString:
             {"question": question, "csrf_token": CSRF_HOLE, "request": _Holes()},
         ),
     )
-    filled = html.replace(CSRF_HOLE, get_token(request)).replace(
+    filled = html.replace(CSRF_HOLE, csrf_token or get_token(request)).replace(
         PATH_HOLE, escape(request.get_full_path())
     )
     return mark_safe(filled)  # noqa: S308 - the token is URL-safe; the path is escaped

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -117,12 +118,13 @@ def _nav_item(attempt: Attempt, response: Response) -> dict:
 def _navigator(attempt: Attempt) -> list[dict]:
     # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
     prefix = reverse("quizzes:exam_question", args=[attempt.pk, 1]).removesuffix("1/")
-    rows = list(
-        attempt.responses.values("position", "answered_at", "flagged", "question__scenario")
-    )
+    # Scenarios only matter to a CCA-F exam (its brief, its summary's column): no join otherwise.
+    ccaf = attempt.exam_format == Attempt.Format.CCAF
+    fields = ["position", "answered_at", "flagged"] + (["question__scenario"] if ccaf else [])
+    rows = list(attempt.responses.values(*fields))
     for row in rows:
         row["url"] = f"{prefix}{row['position']}/"
-        row["scenario"] = scenario_label(row.pop("question__scenario"))
+        row["scenario"] = scenario_label(row.pop("question__scenario")) if ccaf else ""
     return rows
 
 
@@ -204,7 +206,9 @@ def practice_question(request, pk: int, position: int):
             answer = response.answer
     question = response.question
     form_ctx = presentation.present(question, attempt.seed, answer)
+    token = get_token(request)  # one masked token for the page's forms, not one per form
     ctx = {
+        "csrf_token": token,
         "attempt": attempt,
         "response": response,
         "question": question,
@@ -213,7 +217,7 @@ def practice_question(request, pk: int, position: int):
         "position": position,
         "next_position": position + 1 if position < attempt.question_count else None,
         "body_html": _body_html(question, form_ctx, practice=True),
-        "report_box": versioncache.report_box(request, question),
+        "report_box": versioncache.report_box(request, question, token),
     }
     if response.answered:
         ctx["fb"] = presentation.feedback(
