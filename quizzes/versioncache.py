@@ -32,6 +32,17 @@ from .models import Option, Question
 #: Versions kept per process (a 5,000-question bank's options fit comfortably).
 MAX_VERSIONS = 8192
 
+
+def _no_content_version() -> str:
+    return ""
+
+
+#: The site's content version, part of every fragment's key: a content reload (loadcontent),
+#: a translation say, can change what a version shows without making a new version. The project
+#: sets it (StudyappConfig.ready: studyapp.pagecache.content_version, shared by every server);
+#: quizzes can't import the project.
+content_version: Callable[[], str] = _no_content_version
+
 _options: OrderedDict[tuple, list[Option]] = OrderedDict()
 _fragments: OrderedDict[tuple, str] = OrderedDict()
 _lock = Lock()
@@ -51,7 +62,10 @@ def _remember(store: OrderedDict, key: tuple, value) -> None:
 
 def with_options(question: Question) -> Question:
     """Give ``question`` its options as if prefetched (``question.options.all()`` makes no
-    query): from this process's cache, else one query whose rows are kept for next time."""
+    query): from this process's cache, else one query whose rows are kept for next time.
+
+    The Option instances are shared by every request of the process: read them, never set an
+    attribute on one (a translated text, a "chosen" flag); build a dict or a copy instead."""
     if "options" in getattr(question, "_prefetched_objects_cache", {}):
         return question
     key = version_key(question)
@@ -67,10 +81,11 @@ def with_options(question: Question) -> Question:
 
 
 def fragment(name: str, question: Question, render: Callable[[], str]) -> SafeString:
-    """The HTML ``render()`` makes for this question version, rendered once per process and
-    language. ``render`` may use the question (and what is derived from it alone), never the
-    request, the attempt or the learner's answer: those stay outside, in the page around it."""
-    key = (name, get_language(), get_script_prefix(), *version_key(question))
+    """The HTML ``render()`` makes for this question version, rendered once per process,
+    language and content version. ``render`` may use the question (and what is derived from it
+    alone), never the request, the attempt or the learner's answer: those stay outside, in the
+    page around it."""
+    key = (name, get_language(), get_script_prefix(), content_version(), *version_key(question))
     html = _fragments.get(key)
     if html is None:
         html = render()

@@ -96,3 +96,17 @@ def test_signed_in_question_pages_are_never_served_from_the_shared_page_cache(
             response = visitor.get(url)
             assert response.status_code == 404, url
             assert ">learner<" not in response.text
+
+
+def test_a_content_reload_renders_the_kept_parts_again(client, one_of_each, learner):
+    from studyapp.pagecache import bump_content_version
+
+    client.force_login(learner)
+    attempt = _practice(client)
+    url = f"/practice/{attempt.pk}/1/"
+    question = attempt.responses.get(position=1).question
+    assert question.stem_html in client.get(url).text
+    # What a reload may change without a new version (a translation, say): the next page has it.
+    Question.objects.filter(pk=question.pk).update(stem_html="<p>Reworded after a reload.</p>")
+    bump_content_version()
+    assert "Reworded after a reload." in client.get(url).text
