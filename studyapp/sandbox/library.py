@@ -103,6 +103,29 @@ class Run:
         prose = self._prose()
         return (prose and prose.summary) or self.transcript.summary or ""
 
+    def _fallback(self, translated: str | None, english: str | None) -> str:
+        """ "en" when a non-English page shows this field in English (for a lang attribute)."""
+        lang = current_language()
+        if not english or translated or lang == "en" or lang.startswith("en-"):
+            return ""
+        return "en"
+
+    @property
+    def title_lang(self) -> str:
+        prose = self._prose()
+        return self._fallback(prose and prose.title, self.transcript.title)
+
+    @property
+    def summary_lang(self) -> str:
+        prose = self._prose()
+        return self._fallback(prose and prose.summary, self.transcript.summary)
+
+    def note_lang(self, index: int) -> str:
+        prose = self._prose()
+        mine = prose.notes[index] if prose and index < len(prose.notes) else None
+        turns = self.transcript.turns
+        return self._fallback(mine, turns[index].note if 0 <= index < len(turns) else None)
+
     def note(self, index: int) -> str:
         """The teaching note of turn ``index`` (0-based) in the active language, else English."""
         prose = self._prose()
