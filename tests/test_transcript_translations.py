@@ -40,6 +40,11 @@ def _prose(title, summary, notes):
     ]
 
 
+def _numbers(text: str) -> list[str]:
+    """Every number, with thousands separators dropped (61,000 in English, 61 000 in Polish)."""
+    return sorted(re.findall(r"\d+(?:\.\d+)?", re.sub(r"(?<=\d)[ ,\u00a0](?=\d{3}\b)", "", text)))
+
+
 def _identifiers(text: str) -> set[str]:
     return set(IDENTIFIER.findall(text or ""))
 
@@ -72,3 +77,4 @@ def test_a_translated_transcript_matches_its_english_structure(path):
             continue
         assert set(CODE_SPAN.findall(translated)) == set(CODE_SPAN.findall(english)), field
         assert _identifiers(translated) == _identifiers(english), field
+        assert _numbers(translated) == _numbers(english), field
