@@ -17,6 +17,7 @@ $(STAMP): requirements.lock
 	touch $(STAMP)
 
 setup: $(STAMP)
+	DEBUG=true $(PY) manage.py compilemessages --ignore=.venv --ignore=node_modules
 	DEBUG=true $(PY) manage.py migrate --noinput
 	DEBUG=true $(PY) manage.py loadcontent
 

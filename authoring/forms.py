@@ -21,7 +21,9 @@ from studyapp.agentloop import bounded, catalogue
 
 from .models import ProblemReport
 
-KIND_LABELS = kinds.LABELS  # every kind has a browser editor; its module says which rows and fields
+# Every kind has a browser editor; its module says which rows and fields. Labels in the reader's
+# language (the kind modules mark them with gettext_noop).
+KIND_LABELS = {code: _(label) for code, label in kinds.LABELS.items()}
 MAX_ROWS = 8
 #: The bank keys that hold a kind's rows (options, items, pairs, choices, answers).
 ROW_KEYS = tuple(dict.fromkeys(m.ROWS for m in kinds.REGISTRY.values() if m.ROWS))
@@ -56,7 +58,7 @@ class QuestionForm(forms.Form):
     slug = forms.CharField(
         max_length=80,
         required=False,
-        help_text="Lowercase letters, digits and single hyphens; it never changes once saved.",
+        help_text=_("Lowercase letters, digits and single hyphens; it never changes once saved."),
     )
     subtopic = forms.ChoiceField(
         choices=[("", "Choose…")] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
@@ -65,8 +67,10 @@ class QuestionForm(forms.Form):
     concept = forms.CharField(
         max_length=80,
         required=False,
-        help_text="A slug that groups questions testing the same fact: pick one the bank uses, "
-        "or type a new one.",
+        help_text=_(
+            "A slug that groups questions testing the same fact: pick one the bank uses, "
+            "or type a new one."
+        ),
         widget=forms.TextInput(attrs={"list": "concept-options", "autocomplete": "off"}),
     )
     difficulty = forms.TypedChoiceField(
@@ -76,20 +80,20 @@ class QuestionForm(forms.Form):
         required=False,
     )
     notes = forms.CharField(
-        label="Notes section",
+        label=_("Notes section"),
         max_length=120,
         required=False,
-        help_text="The section of the notes that teaches it.",
+        help_text=_("The section of the notes that teaches it."),
         widget=forms.Select(),
     )
     sources = forms.CharField(
         widget=_area(2),
         required=False,
-        help_text="Public https:// URLs the key rests on, one per line.",
+        help_text=_("Public https:// URLs the key rests on, one per line."),
     )
-    stem = forms.CharField(widget=_area(6), required=False, help_text="Markdown.")
+    stem = forms.CharField(widget=_area(6), required=False, help_text=_("Markdown."))
     explanation = forms.CharField(
-        widget=_area(4), required=False, help_text="Markdown, shown after answering."
+        widget=_area(4), required=False, help_text=_("Markdown, shown after answering.")
     )
 
     def __init__(self, *args, kind: str, editing: bool = False, **kwargs):
@@ -128,9 +132,9 @@ class OptionForm(forms.Form):
     """One row: a choice, an ordering step, a matching pair or a next-action choice."""
 
     text = forms.CharField(required=False, widget=_area(2))
-    right = forms.CharField(label="Matches", required=False, widget=_area(2))
+    right = forms.CharField(label=_("Matches"), required=False, widget=_area(2))
     action = forms.ChoiceField(
-        label="Action",
+        label=_("Action"),
         required=False,
         choices=[("", "Choose…")] + [(a.code, a.label) for a in catalogue.NEXT_ACTIONS.values()],
     )
@@ -147,9 +151,9 @@ class OptionForm(forms.Form):
         help_text=_("0 to 100; blank means 100. One answer must be worth 100."),
     )
     correct = forms.BooleanField(required=False)
-    why = forms.CharField(required=False, widget=_area(2), help_text="Markdown.")
+    why = forms.CharField(required=False, widget=_area(2), help_text=_("Markdown."))
     family = forms.ChoiceField(
-        label="Trap (for a wrong option)",
+        label=_("Trap (for a wrong option)"),
         required=False,
         choices=[("", "—")] + [(f, f) for f in schema.FAMILIES],
     )
@@ -321,10 +325,10 @@ def new_rows(kind: str) -> list[dict]:
 
 class ReportForm(forms.Form):
     text = forms.CharField(
-        label="What is wrong with this question?",
+        label=_("What is wrong with this question?"),
         max_length=ProblemReport.MAX_TEXT,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="For example: the key is wrong, an option is ambiguous, a link is broken.",
+        help_text=_("For example: the key is wrong, an option is ambiguous, a link is broken."),
     )
     version = forms.IntegerField(required=False, widget=forms.HiddenInput, min_value=1)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -332,17 +336,19 @@ class ReportForm(forms.Form):
     def clean_text(self):
         text = self.cleaned_data["text"].strip()
         if len(text) < 5:
-            raise forms.ValidationError("Say in a few words what is wrong (5 characters or more).")
+            raise forms.ValidationError(
+                _("Say in a few words what is wrong (5 characters or more).")
+            )
         return text
 
 
 class ReportFilterForm(forms.Form):
     status = forms.ChoiceField(
         choices=[
-            ("open", "Open"),
-            ("resolved", "Resolved"),
-            ("dismissed", "Dismissed"),
-            ("all", "All"),
+            ("open", _("Open")),
+            ("resolved", _("Resolved")),
+            ("dismissed", _("Dismissed")),
+            ("all", _("All")),
         ],  # fmt: skip
         required=False,
     )
@@ -350,13 +356,15 @@ class ReportFilterForm(forms.Form):
 
 class QuestionFilterForm(forms.Form):
     subtopic = forms.ChoiceField(
-        choices=[("", "Any subtopic")] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
+        choices=[("", _("Any subtopic"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
     )
-    kind = forms.ChoiceField(choices=[("", "Any kind")] + list(KIND_LABELS.items()), required=False)
+    kind = forms.ChoiceField(
+        choices=[("", _("Any kind"))] + list(KIND_LABELS.items()), required=False
+    )
     status = forms.ChoiceField(
-        choices=[("", "Any status"), ("published", "Published"), ("draft", "Draft")],
+        choices=[("", _("Any status")), ("published", _("Published")), ("draft", _("Draft"))],
         required=False,
     )
-    review = forms.BooleanField(label="Needs review only", required=False)
-    q = forms.CharField(label="Slug or stem contains", required=False, max_length=80)
+    review = forms.BooleanField(label=_("Needs review only"), required=False)
+    q = forms.CharField(label=_("Slug or stem contains"), required=False, max_length=80)

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from quizzes import bank, importing, kinds
 from quizzes.models import Question
@@ -59,7 +60,10 @@ def question_parsed(question: Question) -> dict[str, Any]:
     """The stored version read back through the bank's schema, as the editor starts from it."""
     parsed, problems = forms.check(question_as_bank_dict(question), require_families=False)
     if parsed is None:
-        raise AuthoringError(f"{question} no longer passes the bank's checks: {problems[0]}")
+        raise AuthoringError(
+            gettext("%(question)s no longer passes the bank's checks: %(problem)s")
+            % {"question": question, "problem": problems[0]}
+        )
     return parsed
 
 
@@ -80,7 +84,7 @@ def question_save(*, parsed: dict[str, Any], publish: bool) -> tuple[Question, b
 def question_publish(*, question: Question) -> Question:
     """Publish the current version in place: its content (and so its answers) do not change."""
     if not question.is_current:
-        raise AuthoringError("Only the current version of a question can be published.")
+        raise AuthoringError(gettext("Only the current version of a question can be published."))
     parsed = {**question_parsed(question), "status": Question.Status.PUBLISHED}
     question.status = Question.Status.PUBLISHED
     question.content_hash = bank.content_hash(parsed)
@@ -111,10 +115,12 @@ def report_create(*, question: Question, owner, text: str) -> ProblemReport:
 def report_close(*, report: ProblemReport, outcome: str, by, note: str = "") -> ProblemReport:
     """Resolve or dismiss; a resolved report names the version that carries the fix."""
     if outcome not in (ProblemReport.Status.RESOLVED, ProblemReport.Status.DISMISSED):
-        raise AuthoringError("Choose resolve or dismiss.")
+        raise AuthoringError(gettext("Choose resolve or dismiss."))
     note = (note or "").strip()
     if len(note) > ProblemReport.MAX_TEXT:
-        raise AuthoringError(f"The note is longer than {ProblemReport.MAX_TEXT} characters.")
+        raise AuthoringError(
+            gettext("The note is longer than %(max)s characters.") % {"max": ProblemReport.MAX_TEXT}
+        )
     report.status = outcome
     report.resolved_at = timezone.now()
     report.resolved_by = by
@@ -153,7 +159,9 @@ def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Q
     try:
         right = catalogue.next_action(response)
     except ValueError as e:
-        raise AuthoringError(f"This step cannot become a question: {e}") from None
+        raise AuthoringError(
+            gettext("This step cannot become a question: %(error)s") % {"error": e}
+        ) from None
     info = catalogue.STOP_REASONS[response.get("stop_reason")]
     wrong = [
         code
@@ -190,5 +198,7 @@ def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Q
     }
     parsed, problems = forms.check(question)
     if parsed is None:
-        raise AuthoringError(f"This step cannot become a question: {problems[0]}")
+        raise AuthoringError(
+            gettext("This step cannot become a question: %(error)s") % {"error": problems[0]}
+        )
     return bank.save_question(parsed, origin=Question.Origin.BROWSER)

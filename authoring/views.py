@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
@@ -160,15 +161,17 @@ def _editor(request, *, kind: str, question: Question | None):
         publish = action == "publish"
         new, ctx["group_errors"] = _validate(form, rows, status="published" if publish else "draft")
         if new and not editing and Question.objects.filter(slug=new["slug"]).exists():
-            form.add_error("slug", "A question with this slug already exists: choose another.")
+            form.add_error("slug", _("A question with this slug already exists: choose another."))
             new = None
         if new and action in ("draft", "publish"):
             saved, changed = services.question_save(parsed=new, publish=publish)
-            state = "published" if publish else "saved as a draft"
-            messages.success(
-                request,
-                f"Version {saved.version} {state}." if changed else "Nothing changed: not saved.",
-            )
+            if not changed:
+                done = _("Nothing changed: not saved.")
+            elif publish:
+                done = _("Version %(version)s published.") % {"version": saved.version}
+            else:
+                done = _("Version %(version)s saved as a draft.") % {"version": saved.version}
+            messages.success(request, done)
             return redirect("author:question_edit", slug=saved.slug)
         if new:
             ctx["preview"] = _preview_context(new)
@@ -230,7 +233,11 @@ def question_preview(request: HtmxHttpRequest):
     problems += [f"{form[name].label}: {e}" for name in form.errors if name != "__all__"
                  for e in form.errors[name]]  # fmt: skip
     for i, row in enumerate(rows.forms):
-        problems += [f"Row {i + 1}: {e}" for errs in row.errors.values() for e in errs]
+        problems += [
+            _("Row %(n)s: %(error)s") % {"n": i + 1, "error": e}
+            for errs in row.errors.values()
+            for e in errs
+        ]
     problems += list(rows.non_form_errors())
     ctx = {"preview": _preview_context(parsed) if parsed else None, "problems": problems}
     template = "authoring/preview_page.html"
@@ -248,7 +255,11 @@ def question_publish(request, slug: str):
     except services.AuthoringError as e:
         messages.error(request, str(e))
     else:
-        messages.success(request, f"Version {question.version} is published: it is in practice.")
+        messages.success(
+            request,
+            _("Version %(version)s is published: it is in practice.")
+            % {"version": question.version},
+        )
     return redirect("author:question_edit", slug=slug)
 
 
@@ -275,7 +286,11 @@ def from_step(request):
     except services.AuthoringError as e:
         messages.error(request, str(e))
         return redirect("sandbox:steps", slug=run.key, n=n)
-    messages.success(request, f"Draft {question.slug} made from step {n}: finish and publish it.")
+    messages.success(
+        request,
+        _("Draft %(slug)s made from step %(n)s: finish and publish it.")
+        % {"slug": question.slug, "n": n},
+    )
     return redirect("author:question_edit", slug=question.slug)
 
 
@@ -313,7 +328,7 @@ def report_problem(request: HtmxHttpRequest, slug: str):
         )
         sent = True
         if not request.htmx:
-            messages.success(request, "Thank you: your report went to the instructors.")
+            messages.success(request, _("Thank you: your report went to the instructors."))
             target = form.cleaned_data["next"]
             safe = url_has_allowed_host_and_scheme(target, {request.get_host()})
             return redirect(target if target and safe else reverse("home"))
@@ -355,7 +370,11 @@ def report_resolve(request: HtmxHttpRequest, pk: int):
         return redirect("author:reports")
     if request.htmx:
         return render(request, "authoring/reports.html#report-row", {"report": report})
-    messages.success(request, f"Report {report.pk} {report.get_status_display().lower()}.")
+    messages.success(
+        request,
+        _("Report %(pk)s %(status)s.")
+        % {"pk": report.pk, "status": str(report.get_status_display()).lower()},
+    )
     return redirect("author:reports")
 
 

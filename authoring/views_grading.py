@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from quizzes import kinds, services
@@ -39,10 +40,12 @@ def grading_grade(request, pk: int):
     response = get_object_or_404(_waiting().select_related("attempt", "question"), pk=pk)
     value = request.POST.get("score", "")
     if value not in kinds.essay.GRADES:
-        messages.error(request, "Choose a grade: 0, 50 or 100 %.")
+        messages.error(request, _("Choose a grade: 0, 50 or 100 %."))
         return redirect("author:grading")
     services.response_grade(response=response, score=kinds.essay.GRADES[value])
     messages.success(
-        request, f"Graded {round(100 * kinds.essay.GRADES[value])} % ({response.question.slug})."
+        request,
+        _("Graded %(score)s %% (%(slug)s).")
+        % {"score": round(100 * kinds.essay.GRADES[value]), "slug": response.question.slug},
     )
     return redirect("author:grading")

@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
@@ -23,56 +24,60 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-FORMAT_CHOICES = [("auto", "Detect from the file")] + list(importing.IMPORT_LABELS.items())
+FORMAT_CHOICES = [("auto", _("Detect from the file"))] + list(importing.IMPORT_LABELS.items())
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(required=False, label="Upload a file")
+    file = forms.FileField(required=False, label=_("Upload a file"))
     text = forms.CharField(
-        required=False, label="…or paste the questions", widget=forms.Textarea(attrs={"rows": 8})
+        required=False, label=_("…or paste the questions"), widget=forms.Textarea(attrs={"rows": 8})
     )
     format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="auto")
     default_subtopic = forms.ChoiceField(
         required=False,
-        label="Default subtopic (required when the file has none)",
-        choices=[("", "— none —")] + [(s, s) for s in SUBTOPICS],
-        help_text="For questions whose category or name names no subtopic. Required for a "
-        "GIFT, XML or Aiken file that did not come from Loopcraft.",
+        label=_("Default subtopic (required when the file has none)"),
+        choices=[("", _("— none —"))] + [(s, s) for s in SUBTOPICS],
+        help_text=_(
+            "For questions whose category or name names no subtopic. Required for a "
+            "GIFT, XML or Aiken file that did not come from Loopcraft."
+        ),
     )
     default_notes = forms.CharField(
         required=False,
-        label="Default notes link (required when the file has none)",
-        help_text="The notes section that teaches these questions.",
+        label=_("Default notes link (required when the file has none)"),
+        help_text=_("The notes section that teaches these questions."),
         widget=forms.Select(choices=[]),
     )
     default_source = forms.URLField(
         required=False,
         assume_scheme="https",
-        label="Default source (required when the file has none)",
-        help_text="An https:// URL the answers rest on.",
+        label=_("Default source (required when the file has none)"),
+        help_text=_("An https:// URL the answers rest on."),
     )
     default_family = forms.ChoiceField(
         required=False,
-        choices=[("", "— leave unset —")] + FAMILIES_CHOICES,
+        choices=[("", _("— leave unset —"))] + FAMILIES_CHOICES,
         initial="",
-        label="Trap family for every wrong answer",
-        help_text="Usually left unset: set the trap of each wrong answer in the preview instead.",
+        label=_("Trap family for every wrong answer"),
+        help_text=_(
+            "Usually left unset: set the trap of each wrong answer in the preview instead."
+        ),
     )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["default_notes"].widget.choices = [("", "— none —")] + notes_anchor_choices()
+        self.fields["default_notes"].widget.choices = [("", _("— none —"))] + notes_anchor_choices()
 
     def clean_default_notes(self) -> str:
         value = self.cleaned_data["default_notes"].strip()
         if value and not NOTES_RE.match(value):
-            raise forms.ValidationError("Write the notes link as note-slug#anchor.")
+            raise forms.ValidationError(_("Write the notes link as note-slug#anchor."))
         return value
 
     def clean_default_source(self) -> str:
         value = self.cleaned_data["default_source"]
         if value and not value.startswith("https://"):
-            raise forms.ValidationError("The source must be an https:// URL.")
+            raise forms.ValidationError(_("The source must be an https:// URL."))
         return value
 
     def clean(self):
@@ -81,17 +86,17 @@ class ImportForm(forms.Form):
         if upload:
             if upload.size > importing.MAX_BYTES:
                 raise forms.ValidationError(
-                    f"The file is larger than {importing.MAX_BYTES // 1024 // 1024} MB, "
-                    "the size limit for an import."
+                    _("The file is larger than %(mb)s MB, the size limit for an import.")
+                    % {"mb": importing.MAX_BYTES // 1024 // 1024}
                 )
             try:
                 data["text"] = upload.read().decode("utf-8-sig")
             except UnicodeDecodeError as e:
                 raise forms.ValidationError(
-                    "The file is not UTF-8 text: save it as UTF-8 and upload it again."
+                    _("The file is not UTF-8 text: save it as UTF-8 and upload it again.")
                 ) from e
         if not (data.get("text") or "").strip():
-            raise forms.ValidationError("Upload a file or paste some questions.")
+            raise forms.ValidationError(_("Upload a file or paste some questions."))
         return data
 
     def defaults(self) -> Defaults:
@@ -168,7 +173,7 @@ def import_apply(request: HttpRequest) -> HttpResponse:
         return render(request, "authoring/io_import.html", {"form": form}, status=400)
     preview, error = _preview(form)
     if preview is None or not preview.can_apply:
-        context = {"form": form, "preview": preview, "error": error or "Nothing to import."}
+        context = {"form": form, "preview": preview, "error": error or _("Nothing to import.")}
         return render(request, "authoring/io_import.html", context, status=400)
     importing.import_apply(preview)
     for name, subtopic in form.category_choices().items():  # remembered for the next file
@@ -178,8 +183,16 @@ def import_apply(request: HttpRequest) -> HttpResponse:
             )
     messages.success(
         request,
-        f"Imported: {preview.count('create')} created, {preview.count('update')} updated, "
-        f"{preview.count('unchanged')} unchanged, {len(preview.skipped)} skipped.",
+        _(
+            "Imported: %(created)s created, %(updated)s updated, %(unchanged)s unchanged, "
+            "%(skipped)s skipped."
+        )
+        % {
+            "created": preview.count("create"),
+            "updated": preview.count("update"),
+            "unchanged": preview.count("unchanged"),
+            "skipped": len(preview.skipped),
+        },
     )
     return redirect("author:import")
 
@@ -196,9 +209,12 @@ def export_page(request: HttpRequest) -> HttpResponse:
     }
     bad = [name for name, (value, allowed) in filters.items() if value and value not in allowed]
     if fmt not in importing.WRITERS or bad:
-        error = "Choose a format." if fmt else ""
+        error = _("Choose a format.") if fmt else ""
         if bad:
-            error = f"Unknown {bad[0]} {filters[bad[0]][0]!r}: choose one from the list."
+            error = _("Unknown %(field)s %(value)r: choose one from the list.") % {
+                "field": bad[0],
+                "value": filters[bad[0]][0],
+            }
         return render(
             request,
             "authoring/io_export.html",
@@ -211,7 +227,7 @@ def export_page(request: HttpRequest) -> HttpResponse:
             status=400 if fmt or bad else 200,
         )
     questions = importing.exportable()
-    for name, (value, _) in filters.items():
+    for name, (value, _allowed) in filters.items():
         if value:
             questions = questions.filter(**{name: value})
     text, skipped = importing.export_questions(fmt, questions)

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from studyapp.agentloop import models
 
@@ -38,9 +39,9 @@ def change_context(change_id: str) -> dict[str, Any]:
     change = models.CHANGES[check_id(change_id)]
     return {
         "id": change.id,
-        "title": change.title,
-        "exam": change.exam,
-        "today": change.today,
+        "title": gettext(change.title),
+        "exam": gettext(change.exam),
+        "today": gettext(change.today),
         "rows": change.rows(),
         "groups": grouped(change.id),
         "source": change.source,
@@ -72,7 +73,7 @@ def feedback_line(change_id: str) -> str:
     for m in MAIN_MODELS:
         out.setdefault(models.per_model(check_id(change_id), m), []).append(m)
     parts = [f"{', '.join(ids)}: {text}" for text, ids in out.items()]
-    return "On today's models: " + "; ".join(parts) + "."
+    return gettext("On today's models: %(lines)s.") % {"lines": "; ".join(parts)}
 
 
 def callout_html(change_id: str) -> str:

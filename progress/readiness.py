@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from studyapp.agentloop.i18n import gettext_noop
+
 #: Prior Beta(1, 1): every success rate equally likely before the first answer.
 PRIOR_A, PRIOR_B = 1.0, 1.0
 #: The 90 % equal-tailed interval.
@@ -20,13 +22,14 @@ INTERVAL = 0.90
 #: reads 720 on that scale as 72 % of items right. It is an assumption, shown as one.
 PASS_SHARE = 0.72
 
-PRIOR_TEXT = "a uniform prior, Beta(1, 1)"
-THRESHOLD_TEXT = (
+PRIOR_TEXT = gettext_noop("a uniform prior, Beta(1, 1)")
+THRESHOLD_TEXT = gettext_noop(
+    # Translators: xgettext:no-python-format (the % signs are literal)
     "We assume a pass needs about 72% of items right. The real exam reports a scaled score from "
     "100 to 1000 with 720 to pass; how scaled points map to items right is not published and can "
     "change between forms, so 72% is a reading of 720/1000, not a published rule."
 )
-WHY_HIGH_TEXT = (
+WHY_HIGH_TEXT = gettext_noop(
     "Practice scores run high: you meet the same questions again and remember their answers, "
     "you get feedback straight away, nothing is timed, and you choose the subtopics you like. "
     "This estimate counts only your first answer to each question, and its interval shows how "
@@ -150,13 +153,19 @@ def verdict(est: Estimate, threshold: float = PASS_SHARE) -> Verdict:
     borderline; with no answers there is nothing to judge."""
     pct = round(100 * threshold)
     if est.answered == 0:
-        return Verdict("unmeasured", "Not measured yet", "Answer some questions first.")
+        return Verdict(
+            "unmeasured", gettext_noop("Not measured yet"), "Answer some questions first."
+        )
     if est.low >= threshold:
-        return Verdict("likely", "Likely to pass", f"The whole 90% interval is above {pct}%.")
+        return Verdict(
+            "likely", gettext_noop("Likely to pass"), f"The whole 90% interval is above {pct}%."
+        )
     if est.high < threshold:
-        return Verdict("not-yet", "Not yet", f"The whole 90% interval is below {pct}%.")
+        return Verdict(
+            "not-yet", gettext_noop("Not yet"), f"The whole 90% interval is below {pct}%."
+        )
     return Verdict(
         "borderline",
-        "Borderline",
+        gettext_noop("Borderline"),
         f"The 90% interval includes {pct}%: more first answers would narrow it.",
     )

@@ -6,6 +6,7 @@ from datetime import datetime
 from types import SimpleNamespace
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.utils.translation import gettext
 
 from core.owners import Owner
 from quizzes import services as quiz_services
@@ -120,15 +121,43 @@ def overall_readiness(subtopics: list[dict]) -> dict:
     est = readiness.estimate(right, answered)
     seen = sum(r["seen"] for r in subtopics)
     total = sum(r["total"] for r in subtopics)
+    verdict = readiness.verdict(est)
     return {
         "estimate": est,
-        "verdict": readiness.verdict(est),
+        "verdict": verdict,
         "threshold": round(100 * readiness.PASS_SHARE),
         "seen": seen,
         "total": total,
-        "prior": readiness.PRIOR_TEXT,
-        "threshold_text": readiness.THRESHOLD_TEXT,
-        "why_high": readiness.WHY_HIGH_TEXT,
+        "prior": gettext(readiness.PRIOR_TEXT),
+        "threshold_text": gettext(readiness.THRESHOLD_TEXT),
+        "why_high": gettext(readiness.WHY_HIGH_TEXT),
+        # readiness.py stays pure: the words that carry numbers are put together here, in the
+        # reader's language (in English they equal verdict.reason and est.text: a test checks).
+        "verdict_label": gettext(verdict.label),
+        "verdict_reason": verdict_reason(verdict.key),
+        "estimate_text": estimate_text(est),
+    }
+
+
+def verdict_reason(key: str) -> str:
+    pct = {"pct": round(100 * readiness.PASS_SHARE)}
+    if key == "likely":
+        return gettext("The whole 90%% interval is above %(pct)s%%.") % pct
+    if key == "not-yet":
+        return gettext("The whole 90%% interval is below %(pct)s%%.") % pct
+    if key == "borderline":
+        return (
+            gettext("The 90%% interval includes %(pct)s%%: more first answers would narrow it.")
+            % pct
+        )
+    return gettext("Answer some questions first.")
+
+
+def estimate_text(est: readiness.Estimate) -> str:
+    return gettext("%(percent)s%% (90%% interval %(low)s–%(high)s%%)") % {
+        "percent": est.percent,
+        "low": est.low_percent,
+        "high": est.high_percent,
     }
 
 

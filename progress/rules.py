@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from django.utils.translation import gettext_lazy as _
 from fsrs import Card, Rating, Scheduler, State
 
 #: An answer given within this many seconds of the page showing the question counts as quick.
@@ -15,7 +16,7 @@ QUICK_SECONDS = 20
 #: The learner's desired retention may be set within these bounds (FSRS's study-load dial).
 RETENTION_MIN, RETENTION_MAX, RETENTION_DEFAULT = 0.80, 0.95, 0.90
 
-CERTAINTY_LABELS = {1: "Unsure", 2: "Mid", 3: "Quite sure"}
+CERTAINTY_LABELS = {1: _("Unsure"), 2: _("Mid"), 3: _("Quite sure")}
 #: Certainty-based marking as in Moodle's CBM behaviours: mark if right, mark if wrong.
 CBM_RIGHT = {1: 1, 2: 2, 3: 3}
 CBM_WRONG = {1: 0, 2: -2, 3: -6}

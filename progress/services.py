@@ -9,6 +9,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, Max, Subquery
+from django.utils.translation import gettext
 
 from core.owners import Owner
 from quizzes import services as quiz_services
@@ -37,7 +38,7 @@ def retention_for(owner: Owner) -> float:
 
 def retention_set(*, owner: Owner, retention: float) -> StudyPrefs:
     if not rules.RETENTION_MIN <= retention <= rules.RETENTION_MAX:
-        raise ValueError("Desired retention must be between 80% and 95%.")
+        raise ValueError(gettext("Desired retention must be between 80% and 95%."))
     prefs = StudyPrefs.objects.owned_by(owner).first() or StudyPrefs(
         user=owner.user, owner_token=owner.token
     )
@@ -208,7 +209,9 @@ def review_start(*, owner: Owner, now: datetime, limit: int = REVIEW_BATCH) -> A
     chosen = _least_seen(owner, concepts)
     ids = [chosen[c] for c in concepts if c in chosen][:limit]
     if not ids:
-        raise NothingDue("Nothing is due for review right now. Come back when a concept is due.")
+        raise NothingDue(
+            gettext("Nothing is due for review right now. Come back when a concept is due.")
+        )
     seed = random.SystemRandom().randrange(2**53)
     return quiz_services.attempt_start(
         owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed
@@ -247,7 +250,9 @@ def study_ahead_start(*, owner: Owner, now: datetime, limit: int = REVIEW_BATCH)
     chosen = _least_seen(owner, concepts)
     ids = [chosen[c] for c in concepts if c in chosen][:limit]
     if not ids:
-        raise NothingDue("There is nothing to study ahead: the bank has no published questions.")
+        raise NothingDue(
+            gettext("There is nothing to study ahead: the bank has no published questions.")
+        )
     seed = random.SystemRandom().randrange(2**53)
     return quiz_services.attempt_start(
         owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=ids, seed=seed
@@ -292,9 +297,9 @@ def flashcard_rate(*, owner: Owner, card_id: str, rating: int, now: datetime) ->
     """Review one flashcard with the learner's own rating (Again, Hard, Good, Easy)."""
     fc = flashcards.by_concept().get(flashcards.PREFIX + card_id)
     if fc is None:
-        raise UnknownFlashcard(f"There is no flashcard {card_id!r}.")
+        raise UnknownFlashcard(gettext("There is no flashcard %(card)r.") % {"card": card_id})
     if rating not in (1, 2, 3, 4):
-        raise ValueError("Choose Again, Hard, Good or Easy.")
+        raise ValueError(gettext("Choose Again, Hard, Good or Easy."))
     card = (
         ConceptCard.objects.owned_by(owner).select_for_update().filter(concept=fc.concept).first()
     )

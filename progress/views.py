@@ -6,6 +6,8 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.owners import get_owner
@@ -76,7 +78,7 @@ def retention(request):
     if not saved:
         return _review_page(request, form, status=422)
     messages.success(
-        request, "Desired retention saved. It applies from each concept's next review."
+        request, _("Desired retention saved. It applies from each concept's next review.")
     )
     return redirect("progress:review")
 
@@ -90,12 +92,17 @@ def study_ahead(request):
         return redirect("progress:review")
     messages.info(
         request,
-        "Studying ahead: concepts you have not met yet first, then the ones due soonest.",
+        _("Studying ahead: concepts you have not met yet first, then the ones due soonest."),
     )
     return redirect("quizzes:practice_question", pk=attempt.pk, position=1)
 
 
-RATINGS = ((1, "Again"), (2, "Hard"), (3, "Good"), (4, "Easy"))
+RATINGS = (
+    (1, gettext_lazy("Again")),
+    (2, gettext_lazy("Hard")),
+    (3, gettext_lazy("Good")),
+    (4, gettext_lazy("Easy")),
+)
 
 
 @require_http_methods(["GET", "POST"])
@@ -114,7 +121,7 @@ def flashcard_review(request):
             message = (
                 str(e)
                 if isinstance(e, services.UnknownFlashcard)
-                else ("Choose Again, Hard, Good or Easy.")
+                else _("Choose Again, Hard, Good or Easy.")
             )
             messages.error(request, message)
         return redirect("progress:flashcards")

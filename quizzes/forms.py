@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from .schema import SUBTOPIC_LABELS, SUBTOPICS
 from .services import CCAF_PER_SCENARIO, CCAF_SCENARIOS_PER_EXAM, EXAM_SIZES, PRACTICE_SIZES
@@ -9,13 +10,13 @@ class PracticeForm(forms.Form):
         choices=[(s, SUBTOPIC_LABELS[s]) for s in SUBTOPICS],
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Leave all unticked to practise everything.",
+        help_text=_("Leave all unticked to practise everything."),
     )
     which = forms.ChoiceField(
         choices=[
-            ("all", "Any question"),
-            ("unseen", "Not seen yet"),
-            ("missed", "Missed last time"),
+            ("all", _("Any question")),
+            ("unseen", _("Not seen yet")),
+            ("missed", _("Missed last time")),
         ],
         initial="all",
         widget=forms.RadioSelect,
@@ -27,8 +28,11 @@ class PracticeForm(forms.Form):
 
 class ExamForm(forms.Form):
     count = forms.TypedChoiceField(
-        label="Questions",
-        choices=[(n, f"{n} questions ({2 * n} minutes)") for n in EXAM_SIZES],
+        label=_("Questions"),
+        choices=[
+            (n, _("%(count)s questions (%(minutes)s minutes)") % {"count": n, "minutes": 2 * n})
+            for n in EXAM_SIZES
+        ],
         coerce=int,
         initial=30,
     )
@@ -36,12 +40,16 @@ class ExamForm(forms.Form):
 
 class CcafForm(forms.Form):
     per_scenario = forms.TypedChoiceField(
-        label="Items per scenario",
+        label=_("Items per scenario"),
         choices=[
             (
                 n,
-                f"{n} each: {n * CCAF_SCENARIOS_PER_EXAM} questions, "
-                f"{2 * n * CCAF_SCENARIOS_PER_EXAM} min",
+                _("%(n)s each: %(count)s questions, %(minutes)s min")
+                % {
+                    "n": n,
+                    "count": n * CCAF_SCENARIOS_PER_EXAM,
+                    "minutes": 2 * n * CCAF_SCENARIOS_PER_EXAM,
+                },
             )
             for n in CCAF_PER_SCENARIO
         ],

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from django.utils.translation import gettext_lazy as _
 
 from studyapp.agentloop import bounded, models
 
@@ -34,40 +35,52 @@ SUBTOPICS = (
     "rules-in-code",
 )
 SUBTOPIC_LABELS = {
-    "loop-basics": "Loop basics",
-    "stop-reasons": "Stop reasons",
-    "tool-results": "Tool results",
-    "server-tools": "Server tools and pause_turn",
+    "loop-basics": _("Loop basics"),
+    "stop-reasons": _("Stop reasons"),
+    "tool-results": _("Tool results"),
+    "server-tools": _("Server tools and pause_turn"),
     "tool-choice": "tool_choice",
-    "guards": "Guards",
-    "errors": "Errors",
-    "thinking": "Thinking blocks",
-    "context": "Context",
-    "parallel": "Parallel calls",
-    "observability": "Observability and the Agent SDK",
-    "rules-in-code": "Rules in code",
+    "guards": _("Guards"),
+    "errors": _("Errors"),
+    "thinking": _("Thinking blocks"),
+    "context": _("Context"),
+    "parallel": _("Parallel calls"),
+    "observability": _("Observability and the Agent SDK"),
+    "rules-in-code": _("Rules in code"),
 }
-FAMILIES: dict[str, str] = {
-    "ends-on-text": "decides the loop is over from the text instead of stop_reason",
-    "truncation-as-done": "treats max_tokens or a full context window as a finished answer, "
-    "or runs a cut-off tool_use",
-    "pause-as-tool-use": "handles pause_turn like tool_use: runs a tool, or adds a "
-    "“please continue” message",
-    "split-results": "sends tool results in several messages, leaves one out, or puts text "
-    "before them",
-    "wrong-executor": "thinks a server tool needs local execution, or that bash and the text "
-    "editor run on Anthropic's side",
-    "forced-choice-mixup": "confuses any with a named tool, or misplaces disable_parallel_tool_use",
-    "mutated-history": "edits, drops or reorders thinking blocks, or rewrites the history mid-loop",
-    "swallowed-error": "returns a failure as an empty success, or without is_error",
-    "prompt-instead-of-code": "relies on the prompt for a rule that must always hold",
-    "cap-as-control": "uses the iteration cap as the normal way out, or runs with no cap",
-    "retry-blindly": "resends a refusal unchanged, or retries a non-retryable error",
-    "invented-api": "relies on something that does not exist, such as an Agent SDK run()",
-    "over-engineered": "adds machinery where a parameter or a line of code fixes the cause",
-    "misread-contract": "gets a field name, shape, default or limit of the API wrong",
-    "scripted-flow": "hard-codes the sequence of tool calls, or ends the loop on a planned step, "
-    "instead of letting the model decide from each result",
+FAMILIES: dict[str, Any] = {
+    "ends-on-text": _("decides the loop is over from the text instead of stop_reason"),
+    "truncation-as-done": _(
+        "treats max_tokens or a full context window as a finished answer, "
+        "or runs a cut-off tool_use"
+    ),
+    "pause-as-tool-use": _(
+        "handles pause_turn like tool_use: runs a tool, or adds a “please continue” message"
+    ),
+    "split-results": _(
+        "sends tool results in several messages, leaves one out, or puts text before them"
+    ),
+    "wrong-executor": _(
+        "thinks a server tool needs local execution, or that bash and the text "
+        "editor run on Anthropic's side"
+    ),
+    "forced-choice-mixup": _(
+        "confuses any with a named tool, or misplaces disable_parallel_tool_use"
+    ),
+    "mutated-history": _(
+        "edits, drops or reorders thinking blocks, or rewrites the history mid-loop"
+    ),
+    "swallowed-error": _("returns a failure as an empty success, or without is_error"),
+    "prompt-instead-of-code": _("relies on the prompt for a rule that must always hold"),
+    "cap-as-control": _("uses the iteration cap as the normal way out, or runs with no cap"),
+    "retry-blindly": _("resends a refusal unchanged, or retries a non-retryable error"),
+    "invented-api": _("relies on something that does not exist, such as an Agent SDK run()"),
+    "over-engineered": _("adds machinery where a parameter or a line of code fixes the cause"),
+    "misread-contract": _("gets a field name, shape, default or limit of the API wrong"),
+    "scripted-flow": _(
+        "hard-codes the sequence of tool calls, or ends the loop on a planned step, "
+        "instead of letting the model decide from each result"
+    ),
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NOTES_RE = re.compile(r"^[a-z0-9-]+#[a-z0-9-]+$")

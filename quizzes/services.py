@@ -10,6 +10,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from core.owners import Owner
 
@@ -103,8 +104,15 @@ def draw_ccaf(pool: list[tuple[int, str, str]], per_scenario: int, rng: random.R
     eligible = sorted(s for s, ids in by_scenario.items() if len(ids) >= per_scenario)
     if len(eligible) < CCAF_SCENARIOS_PER_EXAM:
         raise SelectionError(
-            f"A CCA-F format exam needs {CCAF_SCENARIOS_PER_EXAM} scenarios with at least "
-            f"{per_scenario} single-choice items each; the bank has {len(eligible)}."
+            gettext(
+                "A CCA-F format exam needs %(scenarios)s scenarios with at least "
+                "%(per)s single-choice items each; the bank has %(eligible)s."
+            )
+            % {
+                "scenarios": CCAF_SCENARIOS_PER_EXAM,
+                "per": per_scenario,
+                "eligible": len(eligible),
+            }
         )
     picked = rng.sample(eligible, CCAF_SCENARIOS_PER_EXAM)
     taken: set[str] = set()
@@ -169,9 +177,9 @@ def practice_start(*, owner: Owner, subtopics: list[str], which: str, count: int
     if not pool:
         raise SelectionError(
             {
-                "unseen": "You have seen every question in that selection. Choose “all”.",
-                "missed": "Nothing in that selection was missed last time. Well done!",
-            }.get(which, "No published questions match that selection.")
+                "unseen": gettext("You have seen every question in that selection. Choose “all”."),
+                "missed": gettext("Nothing in that selection was missed last time. Well done!"),
+            }.get(which, gettext("No published questions match that selection."))
         )
     seed = random.SystemRandom().randrange(2**53)
     rng = random.Random(seed)
@@ -185,17 +193,37 @@ def fewer_than_asked(asked: int, got: int, which: str) -> str:
     """The message shown when a practice set is smaller than the size the learner chose."""
     if got >= asked:
         return ""
-    what = {"unseen": "unseen", "missed": "missed"}.get(which, "matching")
-    return (
-        f"You asked for {asked} {what} questions; only {got} "
-        f"{'is' if got == 1 else 'are'} available, so this set has {got}."
-    )
+    if which == "unseen":
+        text = ngettext(
+            "You asked for %(asked)s unseen questions; only %(got)s is available, "
+            "so this set has %(got)s.",
+            "You asked for %(asked)s unseen questions; only %(got)s are available, "
+            "so this set has %(got)s.",
+            got,
+        )
+    elif which == "missed":
+        text = ngettext(
+            "You asked for %(asked)s missed questions; only %(got)s is available, "
+            "so this set has %(got)s.",
+            "You asked for %(asked)s missed questions; only %(got)s are available, "
+            "so this set has %(got)s.",
+            got,
+        )
+    else:
+        text = ngettext(
+            "You asked for %(asked)s matching questions; only %(got)s is available, "
+            "so this set has %(got)s.",
+            "You asked for %(asked)s matching questions; only %(got)s are available, "
+            "so this set has %(got)s.",
+            got,
+        )
+    return text % {"asked": asked, "got": got}
 
 
 def exam_start(*, owner: Owner, count: int, seed: int | None = None) -> Attempt:
     pool = list(Question.objects.published().values_list("id", "subtopic", "cluster"))
     if not pool:
-        raise SelectionError("The question bank is empty: run manage.py loadcontent.")
+        raise SelectionError(gettext("The question bank is empty: run manage.py loadcontent."))
     seed = seed if seed is not None else random.SystemRandom().randrange(2**53)
     ids = draw_exam(pool, min(count, len(pool)), random.Random(seed))
     return attempt_start(owner=owner, mode=Attempt.Mode.EXAM, question_ids=ids, seed=seed)
@@ -233,7 +261,9 @@ class AttemptOpen(SelectionError):
 def exam_retake_missed(*, owner: Owner, attempt: Attempt) -> Attempt:
     if not attempt.is_closed():
         # A retake of the questions currently wrong would tell the candidate which ones they are.
-        raise AttemptOpen("Submit this exam first: a retake is drawn from a finished exam.")
+        raise AttemptOpen(
+            gettext("Submit this exam first: a retake is drawn from a finished exam.")
+        )
     if not attempt.is_submitted:  # past its deadline: close it as the results page would
         attempt = attempt_submit(attempt=attempt)
     missed = list(
@@ -241,7 +271,9 @@ def exam_retake_missed(*, owner: Owner, attempt: Attempt) -> Attempt:
         .values_list("question__slug", flat=True)
     )  # fmt: skip
     if not missed:
-        raise SelectionError("You missed nothing in that exam, so there is nothing to retake.")
+        raise SelectionError(
+            gettext("You missed nothing in that exam, so there is nothing to retake.")
+        )
     ids = list(Question.objects.current().filter(slug__in=missed).values_list("id", flat=True))
     seed = random.SystemRandom().randrange(2**53)
     random.Random(seed).shuffle(ids)
@@ -269,7 +301,9 @@ def _lock_open(attempt_id: int, now) -> Attempt:
     """
     locked = Attempt.objects.select_for_update().get(pk=attempt_id)
     if locked.is_submitted:
-        raise AttemptClosed("This attempt was already submitted; answers can no longer change.")
+        raise AttemptClosed(
+            gettext("This attempt was already submitted; answers can no longer change.")
+        )
     if locked.is_expired(now):
         raise _Expired
     return locked
@@ -292,7 +326,9 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
     row under lock: the ``response.attempt`` a view loaded may already be out of date.
     """
     if response.attempt.is_submitted:
-        raise AttemptClosed("This attempt was already submitted; answers can no longer change.")
+        raise AttemptClosed(
+            gettext("This attempt was already submitted; answers can no longer change.")
+        )
     if lock_after_first and response.answered:
         return Saved(response, None)  # a double submit changes nothing
     graded = grading.grade(response.question.grading_spec(), answer)  # pure; outside the lock
@@ -376,7 +412,7 @@ def response_flag(*, response: Response) -> Response:
             rows.update(flagged=flagged)
     except _Expired:
         attempt_submit(attempt=response.attempt)
-        raise AttemptClosed("Time ran out; flags can no longer change.") from None
+        raise AttemptClosed(gettext("Time ran out; flags can no longer change.")) from None
     response.flagged = flagged
     return response
 

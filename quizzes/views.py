@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -499,8 +500,11 @@ def exam_retake(request, pk: int):
         return redirect("quizzes:exam_results", pk=attempt.pk)
     messages.info(
         request,
-        f"Practice set of the {new.question_count} you missed, with feedback after each answer. "
-        "It is practice, so it does not count as a mock exam.",
+        _(
+            "Practice set of the %(count)s you missed, with feedback after each answer. "
+            "It is practice, so it does not count as a mock exam."
+        )
+        % {"count": new.question_count},
     )
     return redirect("quizzes:practice_question", pk=new.pk, position=1)
 

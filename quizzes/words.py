@@ -7,23 +7,25 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
+from studyapp.agentloop.i18n import gettext_noop
+
 #: Each distractor family's short name, as a learner would say it.
 FAMILY_NAMES: dict[str, str] = {
-    "ends-on-text": "Ending on the text",
-    "truncation-as-done": "Truncation taken as done",
-    "pause-as-tool-use": "pause_turn handled like tool_use",
-    "split-results": "Results split or out of place",
-    "wrong-executor": "Wrong idea of who runs the tool",
-    "forced-choice-mixup": "Forced tool_choice mix-up",
-    "mutated-history": "History edited mid-loop",
-    "swallowed-error": "Swallowed error",
-    "prompt-instead-of-code": "Prompt instead of code",
-    "cap-as-control": "Iteration cap as the way out",
-    "retry-blindly": "Blind retry",
-    "invented-api": "Invented API",
-    "over-engineered": "Over-engineered fix",
-    "misread-contract": "Misread API contract",
-    "scripted-flow": "Scripted flow instead of a loop",
+    "ends-on-text": gettext_noop("Ending on the text"),
+    "truncation-as-done": gettext_noop("Truncation taken as done"),
+    "pause-as-tool-use": gettext_noop("pause_turn handled like tool_use"),
+    "split-results": gettext_noop("Results split or out of place"),
+    "wrong-executor": gettext_noop("Wrong idea of who runs the tool"),
+    "forced-choice-mixup": gettext_noop("Forced tool_choice mix-up"),
+    "mutated-history": gettext_noop("History edited mid-loop"),
+    "swallowed-error": gettext_noop("Swallowed error"),
+    "prompt-instead-of-code": gettext_noop("Prompt instead of code"),
+    "cap-as-control": gettext_noop("Iteration cap as the way out"),
+    "retry-blindly": gettext_noop("Blind retry"),
+    "invented-api": gettext_noop("Invented API"),
+    "over-engineered": gettext_noop("Over-engineered fix"),
+    "misread-contract": gettext_noop("Misread API contract"),
+    "scripted-flow": gettext_noop("Scripted flow instead of a loop"),
 }
 
 #: Titles of the sources the bank cites most; others get a title from their address.

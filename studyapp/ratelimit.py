@@ -19,6 +19,18 @@ import time
 from django.conf import settings
 from django.core.cache import caches
 from django.shortcuts import render
+from django.utils.translation import gettext, gettext_noop
+
+#: The words settings.RATE_LIMITS uses for what was limited, marked for translation here so that
+#: settings.py stays plain; the 429 page shows them through gettext.
+WHAT_WORDS = (
+    gettext_noop("log-in attempts"),
+    gettext_noop("uploads"),
+    gettext_noop("live runs"),
+    gettext_noop("live steps"),
+    gettext_noop("problem reports"),
+    gettext_noop("requests"),
+)
 
 
 def client_key(request) -> str:
@@ -79,7 +91,7 @@ class RateLimitMiddleware:
         response = render(
             request,
             "429.html",
-            {"retry_after": wait, "what": self.groups[group].get("what", "requests")},
+            {"retry_after": wait, "what": gettext(self.groups[group].get("what", "requests"))},
             status=429,
         )
         response["Retry-After"] = str(wait)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 
 class RequestTooBigMiddleware:
@@ -35,13 +36,13 @@ class RequestTooBigMiddleware:
             request.POST  # noqa: B018 - parsing is the check
         except RequestDataTooBig:
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
-            text = (
-                f"What you sent is larger than {limit:.0f} MB, the limit for text typed or "
+            text = gettext(
+                "What you sent is larger than %(limit).0f MB, the limit for text typed or "
                 "pasted into a form, so nothing was read. Upload it as a file instead where "
                 "the form takes one, or send less."
-            )
+            ) % {"limit": limit}
         except (TooManyFieldsSent, TooManyFilesSent):
-            text = (
+            text = gettext(
                 "That form sent more fields or files than any of our forms has, "
                 "so nothing was read."
             )

@@ -59,6 +59,9 @@ WSGI_APPLICATION = "studyapp.wsgi.application"
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The interface catalogues (issue 16): locale/<zh_Hans|zh_Hant|pl>/LC_MESSAGES/django.po, compiled
+# by `make setup` (manage.py compilemessages); the .mo files are build output, not committed.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 # --- Apps and middleware --------------------------------------------------------------------

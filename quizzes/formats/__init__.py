@@ -30,6 +30,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from django.utils.text import format_lazy
+
 from quizzes.schema import FAMILIES, SUBTOPICS
 
 FORMATS = ("yaml", "gift", "moodlexml", "aiken")  # aiken is read only
@@ -476,4 +478,4 @@ def exportable(questions: list[dict], skipped: list[tuple[str, str]]):
         yield q, new
 
 
-FAMILIES_CHOICES = [(f, f"{f}: {d}") for f, d in FAMILIES.items()]
+FAMILIES_CHOICES = [(f, format_lazy("{}: {}", f, d)) for f, d in FAMILIES.items()]

@@ -22,12 +22,13 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     TRAPS_REQUIRED,
     XML_PENALTY,
     chosen_keys,
+    gettext_noop,
     gift_block,
     shown_order,
     shown_response,
 )
 
-LABEL = "Essay (graded by an instructor)"
+LABEL = gettext_noop("Essay (graded by an instructor)")
 MOODLE_QTYPE = "essay"
 TEMPLATE = "quizzes/kinds/_essay_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_essay_feedback.html"

@@ -24,6 +24,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     XML_PENALTY,
     chosen_keys,
     from_moodle,
+    gettext_noop,
     gift_lines,
     meta,
     moodle_kind,
@@ -35,7 +36,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     xml_answers,
 )
 
-LABEL = "Fix the conversation"
+LABEL = gettext_noop("Fix the conversation")
 MOODLE_QTYPE = ""  # no Moodle equivalent
 TEMPLATE = "quizzes/kinds/_fix_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_fix_feedback.html"
@@ -161,24 +162,26 @@ def to_yaml(question, out: dict, options: list) -> None:
 
 def editor_fields() -> dict:
     from django import forms
+    from django.utils.translation import gettext_lazy as _
 
     from .editor import area
 
     return {
         "messages": forms.CharField(
-            label="The broken history (JSON list of messages)", widget=area(12, code=True),
+            label=_("The broken history (JSON list of messages)"), widget=area(12, code=True),
             required=False,
         ),
         "sample_fix": forms.CharField(
-            label="A repaired history (JSON list of messages)", widget=area(12, code=True),
+            label=_("A repaired history (JSON list of messages)"), widget=area(12, code=True),
             required=False,
         ),
         "context": forms.CharField(
-            label="Request context (JSON object)", widget=area(3, code=True), required=False,
-            help_text="Optional: tools, tool_choice and thinking of the request, as an object.",
+            label=_("Request context (JSON object)"), widget=area(3, code=True), required=False,
+            help_text=_("Optional: tools, tool_choice and thinking of the request, as an object."),
         ),
         "why": forms.CharField(
-            label="Why the answer is right", widget=area(3), required=False, help_text="Markdown."
+            label=_("Why the answer is right"), widget=area(3), required=False,
+            help_text=_("Markdown."),
         ),
     }  # fmt: skip
 

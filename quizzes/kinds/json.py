@@ -25,6 +25,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     XML_PENALTY,
     chosen_keys,
     from_moodle,
+    gettext_noop,
     gift_lines,
     meta,
     moodle_kind,
@@ -36,7 +37,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     xml_answers,
 )
 
-LABEL = "JSON answer"
+LABEL = gettext_noop("JSON answer")
 MOODLE_QTYPE = ""  # no Moodle equivalent
 TEMPLATE = "quizzes/kinds/_json_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_json_feedback.html"
@@ -179,24 +180,26 @@ def to_yaml(question, out: dict, options: list) -> None:
 
 def editor_fields() -> dict:
     from django import forms
+    from django.utils.translation import gettext_lazy as _
 
     from .editor import area
 
     return {
         "accept": forms.CharField(
-            label="Accepted answers (a JSON list)", widget=area(5, code=True), required=False,
-            help_text="Each value that is right, compared by structure, not by text.",
+            label=_("Accepted answers (a JSON list)"), widget=area(5, code=True), required=False,
+            help_text=_("Each value that is right, compared by structure, not by text."),
         ),
         "normalize": forms.ChoiceField(
             choices=[("", "Compare as written"), ("tool_choice", "Normalise as a tool_choice")],
             required=False,
         ),
         "why": forms.CharField(
-            label="Why the answer is right", widget=area(3), required=False, help_text="Markdown."
+            label=_("Why the answer is right"), widget=area(3), required=False,
+            help_text=_("Markdown."),
         ),
         "wrong_answers": forms.CharField(
-            label="Anticipated wrong answers (a JSON list)", widget=area(5, code=True),
-            required=False, help_text='Optional: [{"answer": …, "why": "…", "family": "…"}].',
+            label=_("Anticipated wrong answers (a JSON list)"), widget=area(5, code=True),
+            required=False, help_text=_('Optional: [{"answer": …, "why": "…", "family": "…"}].'),
         ),
         "placeholder": forms.CharField(max_length=200, required=False),
     }  # fmt: skip

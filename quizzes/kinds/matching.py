@@ -24,7 +24,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     shown_response,
 )
 
-LABEL = "Matching"
+LABEL = gettext_noop("Matching")
 MOODLE_QTYPE = "matching"
 TEMPLATE = "quizzes/kinds/_matching_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_matching_feedback.html"
@@ -177,15 +177,16 @@ def xml_answers(el, question: dict, add_text) -> None:
 
 def editor_fields() -> dict:
     from django import forms
+    from django.utils.translation import gettext_lazy as _
 
     from .editor import area
 
     return {
         "extra_rights": forms.CharField(
-            label="Extra right-hand texts",
+            label=_("Extra right-hand texts"),
             widget=area(2),
             required=False,
-            help_text="Wrong answers that match nothing, one per line (optional).",
+            help_text=_("Wrong answers that match nothing, one per line (optional)."),
         )
     }
 

@@ -19,7 +19,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     shown_response,
 )
 
-LABEL = "Multiple response"
+LABEL = gettext_noop("Multiple response")
 MOODLE_QTYPE = "multichoice"
 TEMPLATE = "quizzes/kinds/_multiple_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"

@@ -31,7 +31,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     xml_answers,
 )
 
-LABEL = "Next action (a response is shown)"
+LABEL = gettext_noop("Next action (a response is shown)")
 MOODLE_QTYPE = ""  # no Moodle equivalent
 TEMPLATE = "quizzes/kinds/_choice_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"
@@ -148,15 +148,18 @@ def meta(question: dict) -> dict:
 
 def editor_fields() -> dict:
     from django import forms
+    from django.utils.translation import gettext_lazy as _
 
     from .editor import area
 
     return {
         "response": forms.CharField(
-            label="The API response (JSON)",
+            label=_("The API response (JSON)"),
             widget=area(14, code=True),
             required=False,
-            help_text="A whole Messages API response; the right action comes from its stop_reason.",
+            help_text=_(
+                "A whole Messages API response; the right action comes from its stop_reason."
+            ),
         )
     }
 

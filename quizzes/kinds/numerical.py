@@ -30,7 +30,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
 )
 from .short_answer import _grade_value, _percent, graded_match
 
-LABEL = "Numerical (a number, with a tolerance)"
+LABEL = gettext_noop("Numerical (a number, with a tolerance)")
 MOODLE_QTYPE = "numerical"
 TEMPLATE = "quizzes/kinds/_numerical_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_typed_feedback.html"

@@ -28,7 +28,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     xml_answers,
 )
 
-LABEL = "Ordering"
+LABEL = gettext_noop("Ordering")
 MOODLE_QTYPE = ""  # Moodle's ordering is a plugin its XML format does not carry
 TEMPLATE = "quizzes/kinds/_ordering_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_ordering_feedback.html"

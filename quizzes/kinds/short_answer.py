@@ -31,7 +31,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     shown_response,
 )
 
-LABEL = "Short answer (typed text)"
+LABEL = gettext_noop("Short answer (typed text)")
 MOODLE_QTYPE = "shortanswer"
 TEMPLATE = "quizzes/kinds/_short_answer_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_typed_feedback.html"

@@ -20,7 +20,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     shown_response,
 )
 
-LABEL = "Single choice"
+LABEL = gettext_noop("Single choice")
 MOODLE_QTYPE = "multichoice"
 TEMPLATE = "quizzes/kinds/_choice_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"

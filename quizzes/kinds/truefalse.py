@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import _choice
 from .base import AUTO_GRADED, KEEP_TYPED, build, gettext_noop, shown_response  # noqa: F401 - kept defaults
 
-LABEL = "True or false"
+LABEL = gettext_noop("True or false")
 MOODLE_QTYPE = "truefalse"
 TEMPLATE = "quizzes/kinds/_choice_input.html"
 FEEDBACK_TEMPLATE = "quizzes/kinds/_choice_feedback.html"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 from django import template
+from django.utils.translation import gettext, ngettext
 
 from quizzes import words
 from quizzes.schema import FAMILIES
@@ -39,7 +40,7 @@ def pct(value) -> str:
 
 @register.filter
 def family_name(slug: str) -> str:
-    return words.family_name(slug or "")
+    return gettext(words.family_name(slug or ""))
 
 
 @register.filter
@@ -64,7 +65,7 @@ def times(n) -> str:
         n = int(n)
     except (TypeError, ValueError):
         return ""
-    return f"{n} time" if n == 1 else f"{n} times"
+    return ngettext("%(n)s time", "%(n)s times", n) % {"n": n}
 
 
 @register.filter

@@ -19,7 +19,10 @@
       value.textContent = fmt(s);
       el.classList.toggle("is-low", s <= 60);
       if (announce && (s === 300 || s === 60)) {
-        announce.textContent = (s === 300 ? "Five minutes" : "One minute") + " left.";
+        // The page carries the words in its own language (data-five, data-one).
+        announce.textContent = s === 300
+          ? announce.dataset.five || "Five minutes left."
+          : announce.dataset.one || "One minute left.";
       }
       if (s <= 0) {
         clearInterval(timer);
@@ -91,8 +94,8 @@
   function saveFailed(evt) {
     var status = document.getElementById("save-status");
     if (!status || !evt.detail || !evt.detail.elt || evt.detail.elt.id !== "exam-form") return;
-    status.textContent = "Not saved: the server could not be reached. Your choice is still " +
-      "selected; use “Save and next” when you are back online.";
+    status.textContent = status.dataset.failed || "Not saved: the server could not be " +
+      "reached. Your choice is still selected; use “Save and next” when you are back online.";
     status.className = "save-status is-error";
     status.setAttribute("role", "alert");
   }

@@ -8,6 +8,8 @@ from typing import Any
 
 from anthropic.types import RefusalStopDetails, StopReason
 
+from .i18n import gettext_noop as _  # makemessages extracts _(...)
+
 DOC_STOP = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
 DOC_HANDLE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls"
 DOC_DEFINE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools"
@@ -39,78 +41,97 @@ NEXT_ACTIONS: dict[str, NextAction] = {
     for a in [
         NextAction(
             "run_tools",
-            "Run the tools, send every result in one message",
-            "Append the assistant content unchanged, run every tool_use block, then send ONE user "
-            "message holding one tool_result per tool_use (matched by tool_use_id, results first) "
-            "and call again.",
+            _("Run the tools, send every result in one message"),
+            _(
+                "Append the assistant content unchanged, run every tool_use block, then send ONE "
+                "user message holding one tool_result per tool_use (matched by tool_use_id, "
+                "results first) and call again."
+            ),
             True,
         ),
         NextAction(
             "resend_paused",
-            "Send the paused turn back as is",
-            "Append the assistant content unchanged and call again with the same tools. No extra "
-            "user message: the server picks up where it paused.",
+            _("Send the paused turn back as is"),
+            _(
+                "Append the assistant content unchanged and call again with the same tools. No "
+                "extra user message: the server picks up where it paused."
+            ),
             True,
         ),
         NextAction(
             "finish",
-            "Stop and use the answer",
-            "The turn is complete: leave the loop and use the response.",
+            _("Stop and use the answer"),
+            _("The turn is complete: leave the loop and use the response."),
             False,
         ),
         NextAction(
             "retry_with_more_tokens",
-            "Don't run the cut-off call; retry with a larger max_tokens",
-            "The last tool_use block was cut off, so its input is incomplete. Do not execute it: "
-            "send the request again with a higher max_tokens.",
+            _("Don't run the cut-off call; retry with a larger max_tokens"),
+            _(
+                "The last tool_use block was cut off, so its input is incomplete. Do not execute "
+                "it: send the request again with a higher max_tokens."
+            ),
             True,
         ),
         NextAction(
             "handle_truncation",
-            "Handle a truncated answer",
-            "The text was cut off at max_tokens. Raise max_tokens, or continue: resend with the "
-            "partial assistant text and ask for the rest. Never present it as complete.",
+            _("Handle a truncated answer"),
+            _(
+                "The text was cut off at max_tokens. Raise max_tokens, or continue: resend with "
+                "the partial assistant text and ask for the rest. Never present it as complete."
+            ),
             False,
         ),
         NextAction(
             "handle_stop_sequence",
-            "Stop: the application reads stop_sequence",
-            "One of your stop_sequences fired; response.stop_sequence names which. The "
-            "application decides what that marker means.",
+            _("Stop: the application reads stop_sequence"),
+            _(
+                "One of your stop_sequences fired; response.stop_sequence names which. The "
+                "application decides what that marker means."
+            ),
             False,
         ),
         NextAction(
             "handle_refusal",
-            "Stop: handle the refusal",
-            "Claude declined (HTTP 200, not an exception). Don't resend the same request: reset or "
-            "change the context first, or tell the user.",
+            _("Stop: handle the refusal"),
+            _(
+                "Claude declined (HTTP 200, not an exception). Don't resend the same request: "
+                "reset or change the context first, or tell the user."
+            ),
             False,
         ),
         NextAction(
             "handle_context_full",
-            "Handle a full context window",
-            "Generation stopped because the context window filled: treat the answer as valid but "
-            "truncated, and shrink the history before going on.",
+            _("Handle a full context window"),
+            _(
+                "Generation stopped because the context window filled: treat the answer as valid "
+                "but truncated, and shrink the history before going on."
+            ),
             False,
         ),
         # Wrong everywhere: offered as distractors so that learners meet the tempting moves by name.
         NextAction(
             "send_continue_message",
-            'Add a "Continue" user message and call again',
-            "Adds a new user turn. Wrong for pause_turn, where the paused turn is sent back as is.",
+            _('Add a "Continue" user message and call again'),
+            _(
+                "Adds a new user turn. Wrong for pause_turn, where the paused turn is sent back as "
+                "is."
+            ),
             True,
         ),
         NextAction(
             "retry_unchanged",
-            "Resend the same request unchanged",
-            "Sends exactly what produced this response; the same situation comes back.",
+            _("Resend the same request unchanged"),
+            _("Sends exactly what produced this response; the same situation comes back."),
             True,
         ),
         NextAction(
             "run_tools_separately",
-            "Run each tool, send each result in its own message",
-            "Splits one batch of results over several user messages, which the docs call wrong "
-            "and which teaches Claude to stop making parallel calls.",
+            _("Run each tool, send each result in its own message"),
+            _(
+                "Splits one batch of results over several user messages, which the docs call wrong "
+                "and which teaches Claude to stop making parallel calls."
+            ),
             True,
         ),
     ]
@@ -155,87 +176,91 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
     for s in [
         StopReasonInfo(
             value="end_turn",
-            meaning="Claude finished its response naturally. The most common value.",
+            meaning=_("Claude finished its response naturally. The most common value."),
             continues=False,
             action="finish",
-            why="The model says the turn is over; only stop_reason tells you that, not the text.",
+            why=_(
+                "The model says the turn is over; only stop_reason tells you that, not the text."
+            ),
             mistakes=(
-                "Deciding the loop is over from words like “Done” instead of stop_reason.",
-                "Resending an empty end_turn unchanged (fix the message shape, or add a new "
-                "user message as a last resort).",
+                _("Deciding the loop is over from words like “Done” instead of stop_reason."),
+                _(
+                    "Resending an empty end_turn unchanged (fix the message shape, or add a new "
+                    "user message as a last resort)."
+                ),
             ),
             doc_url=DOC_STOP,
             anchor="end-turn",
         ),
         StopReasonInfo(
             value="tool_use",
-            meaning="Claude is calling one or more client tools and expects their results.",
+            meaning=_("Claude is calling one or more client tools and expects their results."),
             continues=True,
             action="run_tools",
-            why="The answer depends on results only your application can produce.",
+            why=_("The answer depends on results only your application can produce."),
             mistakes=(
-                "Sending each result in its own user message.",
-                "Putting text before the tool_result blocks (a 400).",
-                "Leaving one tool_use without a tool_result.",
+                _("Sending each result in its own user message."),
+                _("Putting text before the tool_result blocks (a 400)."),
+                _("Leaving one tool_use without a tool_result."),
             ),
             doc_url=DOC_HANDLE,
             anchor="tool-use",
         ),
         StopReasonInfo(
             value="max_tokens",
-            meaning="Output reached the request's max_tokens (or the model's maximum).",
+            meaning=_("Output reached the request's max_tokens (or the model's maximum)."),
             continues=False,
             action="handle_truncation",
-            why="The response is cut off; it is not a finished answer.",
+            why=_("The response is cut off; it is not a finished answer."),
             mistakes=(
-                "Treating the truncated text as the final answer.",
-                "Running a tool_use block that was cut off mid-input.",
+                _("Treating the truncated text as the final answer."),
+                _("Running a tool_use block that was cut off mid-input."),
             ),
             doc_url=DOC_STOP,
             anchor="max-tokens",
             alternate_action="retry_with_more_tokens",
-            alternate_when="the last content block is a tool_use",
+            alternate_when=_("the last content block is a tool_use"),
         ),
         StopReasonInfo(
             value="stop_sequence",
-            meaning="Claude produced one of the request's stop_sequences.",
+            meaning=_("Claude produced one of the request's stop_sequences."),
             continues=False,
             action="handle_stop_sequence",
-            why="You asked to stop there; response.stop_sequence says which marker fired.",
-            mistakes=("Ignoring response.stop_sequence when several sequences are set.",),
+            why=_("You asked to stop there; response.stop_sequence says which marker fired."),
+            mistakes=(_("Ignoring response.stop_sequence when several sequences are set."),),
             doc_url=DOC_STOP,
             anchor="stop-sequence",
         ),
         StopReasonInfo(
             value="pause_turn",
-            meaning=(
+            meaning=_(
                 "The server-side loop for server tools (web search, web fetch, code execution) "
                 "reached its iteration limit; the turn is paused, not finished."
             ),
             continues=True,
             action="resend_paused",
-            why="The server pauses its own tool loop; sending the turn back lets it resume.",
+            why=_("The server pauses its own tool loop; sending the turn back lets it resume."),
             mistakes=(
-                "Adding a “please continue” user message.",
-                "Looking for a client tool to run: there is none.",
-                "Treating the paused turn as the final answer.",
+                _("Adding a “please continue” user message."),
+                _("Looking for a client tool to run: there is none."),
+                _("Treating the paused turn as the final answer."),
             ),
             doc_url=DOC_STOP,
             anchor="pause-turn",
         ),
         StopReasonInfo(
             value="refusal",
-            meaning=(
+            meaning=_(
                 "Claude declined: the model's safety or usage-policy classifiers stopped the "
                 "response. An HTTP 200, not an error; on current models stop_details.category "
                 "names the policy area."
             ),
             continues=False,
             action="handle_refusal",
-            why="Resending the same context gets the same refusal.",
+            why=_("Resending the same context gets the same refusal."),
             mistakes=(
-                "Catching it as an exception: the SDK raises none.",
-                "Retrying the identical request in a loop.",
+                _("Catching it as an exception: the SDK raises none."),
+                _("Retrying the identical request in a loop."),
             ),
             doc_url=DOC_REFUSAL,
             anchor="refusal",
@@ -251,22 +276,24 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
         ),
         StopReasonInfo(
             value="model_context_window_exceeded",
-            meaning=(
-                "Generation stopped because the model's context window filled, not because of "
-                "your max_tokens."
+            meaning=_(
+                "Generation stopped because the model's context window filled, not because of your "
+                "max_tokens."
             ),
             continues=False,
             action="handle_context_full",
-            why="The response is valid but truncated, and the next call has even less room.",
+            why=_("The response is valid but truncated, and the next call has even less room."),
             mistakes=(
-                "Treating the answer as complete.",
-                "Confusing it with max_tokens: raising max_tokens does not make room.",
+                _("Treating the answer as complete."),
+                _("Confusing it with max_tokens: raising max_tokens does not make room."),
             ),
             doc_url=DOC_STOP,
             anchor="context-window-exceeded",
             notes=(
-                "Returned by default on Sonnet 4.5 and newer models; some SDK versions typed it "
-                "only in the beta namespace.",
+                _(
+                    "Returned by default on Sonnet 4.5 and newer models; some SDK versions typed "
+                    "it only in the beta namespace."
+                ),
             ),
         ),
     ]
@@ -313,7 +340,7 @@ class ToolChoiceMode:
 
 
 # The exam's answer, then what today's models do (models.CHANGES["forced-tool-choice"]).
-FORCED_WITH_THINKING = (
+FORCED_WITH_THINKING = _(
     "not supported with manual extended thinking (an error). Today it depends on the model: "
     "with adaptive thinking some models accept it and skip thinking, while Opus 5.5, Sonnet 5.5 "
     "and Fable/Mythos 5.1 and later reject forced tool_choice with a 400 whatever the thinking "
@@ -326,38 +353,38 @@ TOOL_CHOICE_MODES: dict[str, ToolChoiceMode] = {
         ToolChoiceMode(
             "auto",
             {"type": "auto"},
-            "Claude decides whether to call tools, and which.",
+            _("Claude decides whether to call tools, and which."),
             True,
-            "at most one tool call",
-            "the default when tools are provided",
-            "supported",
+            _("at most one tool call"),
+            _("the default when tools are provided"),
+            _("supported"),
         ),
         ToolChoiceMode(
             "any",
             {"type": "any"},
-            "Claude must call one of the provided tools, but not a particular one.",
+            _("Claude must call one of the provided tools, but not a particular one."),
             True,
-            "exactly one tool call",
-            "never the default",
+            _("exactly one tool call"),
+            _("never the default"),
             FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "tool",
             {"type": "tool", "name": "lookup_order"},
-            "Claude must call the named tool.",
+            _("Claude must call the named tool."),
             True,
-            "exactly one tool call",
-            "never the default",
+            _("exactly one tool call"),
+            _("never the default"),
             FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "none",
             {"type": "none"},
-            "Claude cannot call tools.",
+            _("Claude cannot call tools."),
             False,
-            "not allowed: this shape has only `type`",
-            "the default when no tools are provided",
-            "supported",
+            _("not allowed: this shape has only `type`"),
+            _("the default when no tools are provided"),
+            _("supported"),
         ),
     ]
 }

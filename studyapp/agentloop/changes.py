@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import models as _models
+from .i18n import gettext
+from .i18n import gettext_noop as _  # makemessages extracts _(...)
 
 if TYPE_CHECKING:
     from .models import ModelRules
@@ -38,63 +40,76 @@ CHANGE_IDS = (
 
 def _sampling(m: ModelRules) -> str:
     old = {
-        _models.SAMPLING_ANY: "accepted",
-        _models.SAMPLING_ONE: "accepted, but not temperature and top_p together",
-        _models.SAMPLING_DEFAULT_ONLY: "non-default values are a 400",
-        _models.SAMPLING_NONE: "a 400 at any value",
+        _models.SAMPLING_ANY: gettext("accepted"),
+        _models.SAMPLING_ONE: gettext("accepted, but not temperature and top_p together"),
+        _models.SAMPLING_DEFAULT_ONLY: gettext("non-default values are a 400"),
+        _models.SAMPLING_NONE: gettext("a 400 at any value"),
     }[m.sampling_2023]
-    return f"400 under API version 2026-10-21 (the SDK's); under a pinned 2023-06-01: {old}"
+    return gettext(
+        "400 under API version 2026-10-21 (the SDK's); under a pinned 2023-06-01: %(old)s"
+    ) % {"old": old}
 
 
 def _prefill(m: ModelRules) -> str:
-    return "accepted, but not with thinking on" if m.prefill else "400 error"
+    return gettext("accepted, but not with thinking on") if m.prefill else gettext("400 error")
 
 
 def _manual(m: ModelRules) -> str:
     if "enabled" not in m.thinking_modes:
-        return "400 error: use adaptive thinking and output_config.effort"
+        return gettext("400 error: use adaptive thinking and output_config.effort")
     if "adaptive" in m.thinking_modes:
-        return "deprecated, still accepted (adaptive is recommended)"
-    return "accepted: the only thinking mode"
+        return gettext("deprecated, still accepted (adaptive is recommended)")
+    return gettext("accepted: the only thinking mode")
 
 
 def _disabled(m: ModelRules) -> str:
     off = _models.thinking_off(m.id)
     if off is None:
-        return "cannot be turned off (disabled is a 400)"
+        return gettext("cannot be turned off (disabled is a 400)")
     if off == {}:
-        return "off by default: omit thinking"
+        return gettext("off by default: omit thinking")
     if off["type"] == "between_tools":
-        return 'send {"type": "between_tools"} (disabled is a 400)'
-    limit = f" at effort {m.disabled_max_effort} or below" if m.disabled_max_effort else ""
-    return f'send {{"type": "disabled"}}{limit}'
+        return gettext('send {"type": "between_tools"} (disabled is a 400)')
+    if m.disabled_max_effort:
+        return gettext('send {"type": "disabled"} at effort %(effort)s or below') % {
+            "effort": m.disabled_max_effort
+        }
+    return gettext('send {"type": "disabled"}')
 
 
 def _default(m: ModelRules) -> str:
-    return "on (adaptive) when omitted" if m.thinking_default == "adaptive" else "off when omitted"
+    if m.thinking_default == "adaptive":
+        return gettext("on (adaptive) when omitted")
+    return gettext("off when omitted")
 
 
 def _display(m: ModelRules) -> str:
     if not m.display_default:
-        return "not documented"
+        return gettext("not documented")
     if m.display_default == "omitted":
-        return "omitted: thinking blocks come back with empty text"
-    return "summarized"
+        return gettext("omitted: thinking blocks come back with empty text")
+    return gettext("summarized")
 
 
 def _binding(m: ModelRules) -> str:
     if not m.thinking_bound:
-        return "not bound: the API does not check the history before a block"
-    account = ", and to the account" if m.account_bound else ""
-    return f"bound to the model and everything before the block{account}: an edit is a 400"
+        return gettext("not bound: the API does not check the history before a block")
+    if m.account_bound:
+        return gettext(
+            "bound to the model and everything before the block, and to the account: "
+            "an edit is a 400"
+        )
+    return gettext("bound to the model and everything before the block: an edit is a 400")
 
 
 def _toggle(m: ModelRules) -> str:
-    return "no error: thinking is silently disabled for that request"
+    return gettext("no error: thinking is silently disabled for that request")
 
 
 def _kept(m: ModelRules) -> str:
-    return "kept in context (billed as input)" if m.prior_thinking_kept else "stripped by the API"
+    if m.prior_thinking_kept:
+        return gettext("kept in context (billed as input)")
+    return gettext("stripped by the API")
 
 
 def _status(m: ModelRules) -> str:
@@ -144,21 +159,27 @@ CHANGES: dict[str, Change] = {
     for c in [
         Change(
             "sampling",
-            "Sampling parameters",
-            "Set temperature (for example 0) to make loop tests repeatable.",
-            "The SDK sends API version 2026-10-21, which removed temperature, top_p and top_k: "
-            "sending any of them is a 400 on every model.",
+            _("Sampling parameters"),
+            _("Set temperature (for example 0) to make loop tests repeatable."),
+            _(
+                "The SDK sends API version 2026-10-21, which removed temperature, top_p and top_k: "
+                "sending any of them is a 400 on every model."
+            ),
             _models.DOC_VERSIONING,
             _models.CONFIRMED,
             _sampling,
         ),
         Change(
             "forced-tool-choice",
-            "Forced tool_choice (any / tool)",
-            'tool_choice {"type": "any"} or {"type": "tool"} forces a tool call; only auto and '
-            "none work with extended thinking.",
-            "Forced tool_choice is a 400 on Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1 and later; "
-            "where it is accepted with adaptive thinking, thinking is skipped.",
+            _("Forced tool_choice (any / tool)"),
+            _(
+                'tool_choice {"type": "any"} or {"type": "tool"} forces a tool call; only auto and '
+                "none work with extended thinking."
+            ),
+            _(
+                "Forced tool_choice is a 400 on Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1 and "
+                "later; where it is accepted with adaptive thinking, thinking is skipped."
+            ),
             _models.DOC_THINK_TOOLS,
             _models.CONFIRMED,
             lambda m: m.forced_text,
@@ -166,20 +187,24 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "prefill",
-            "Assistant prefill",
-            "End the request on a partial assistant message (such as {) to shape the output.",
-            "Every 4.6 and later model rejects a request that ends on an assistant message; use "
-            "structured outputs.",
+            _("Assistant prefill"),
+            _("End the request on a partial assistant message (such as {) to shape the output."),
+            _(
+                "Every 4.6 and later model rejects a request that ends on an assistant message; "
+                "use structured outputs."
+            ),
             _models.DOC_PREFILL,
             _models.CONFIRMED,
             _prefill,
         ),
         Change(
             "manual-thinking",
-            "Manual thinking (budget_tokens)",
-            'Extended thinking is thinking {"type": "enabled", "budget_tokens": N}.',
-            "Manual thinking is deprecated on the 4.6 models and a 400 from Opus 4.7 on; use "
-            'adaptive thinking ({"type": "adaptive"}) with output_config.effort.',
+            _("Manual thinking (budget_tokens)"),
+            _('Extended thinking is thinking {"type": "enabled", "budget_tokens": N}.'),
+            _(
+                "Manual thinking is deprecated on the 4.6 models and a 400 from Opus 4.7 on; use "
+                'adaptive thinking ({"type": "adaptive"}) with output_config.effort.'
+            ),
             _models.DOC_THINK_TROUBLE,
             _models.CONFIRMED,
             _manual,
@@ -187,38 +212,47 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "thinking-disabled",
-            "Turning thinking off",
-            "Thinking is off unless you enable it; to turn it off, leave thinking out.",
-            'thinking {"type": "disabled"} is a 400 on Opus 5.5, Sonnet 5.5 and Fable; Sonnet 5.5 '
-            'uses {"type": "between_tools"} instead.',
+            _("Turning thinking off"),
+            _("Thinking is off unless you enable it; to turn it off, leave thinking out."),
+            _(
+                'thinking {"type": "disabled"} is a 400 on Opus 5.5, Sonnet 5.5 and Fable; Sonnet '
+                '5.5 uses {"type": "between_tools"} instead.'
+            ),
             f"{D}/models/sonnet-5-5/migration-guide",
             _models.CONFIRMED,
             _disabled,
         ),
         Change(
             "thinking-default",
-            "Thinking when the request says nothing",
-            "No thinking unless the request asks for it.",
-            "From Opus 5, Sonnet 5, Haiku 5.5 and Fable on, omitting thinking gives adaptive "
-            "thinking.",
+            _("Thinking when the request says nothing"),
+            _("No thinking unless the request asks for it."),
+            _(
+                "From Opus 5, Sonnet 5, Haiku 5.5 and Fable on, omitting thinking gives adaptive "
+                "thinking."
+            ),
             f"{D}/models/opus-5/migration-guide",
             _models.CONFIRMED,
             _default,
         ),
         Change(
             "thinking-display",
-            "Thinking text in the response",
-            "Thinking blocks carry a summary of the reasoning; the final answer is the text.",
-            'On newer models thinking.display defaults to "omitted": the block\'s text is empty '
-            "but its signature is there, so pick blocks by type, not content[0].",
+            _("Thinking text in the response"),
+            _("Thinking blocks carry a summary of the reasoning; the final answer is the text."),
+            _(
+                'On newer models thinking.display defaults to "omitted": the block\'s text is '
+                "empty but its signature is there, so pick blocks by type, not content[0]."
+            ),
             f"{D}/build-with-claude/extended-thinking",
             _models.CONFIRMED,
             _display,
         ),
         Change(
             "thinking-binding",
-            "Thinking blocks bound to their conversation",
-            "Pass the latest turn's thinking blocks back unchanged; earlier ones may be dropped.",
+            _("Thinking blocks bound to their conversation"),
+            _(
+                "Pass the latest turn's thinking blocks back unchanged; earlier ones may be "
+                "dropped."
+            ),
             "From Fable 5.1 on (and Opus 5.5, Sonnet 5.5, Haiku 5.5) a thinking block is bound to "
             "the model and to everything before it: changing system, tools or earlier messages "
             "is a 400 unless prefix_mismatch_behavior drop_block is set (beta "
@@ -230,11 +264,15 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "thinking-toggle",
-            "Switching thinking on or off inside a tool loop",
-            "Toggling thinking in the middle of a tool loop is a 400 (the assistant message "
-            "must start with a thinking block).",
-            "Current docs (Graceful thinking degradation): no error; thinking is silently "
-            "disabled for that request. Change the configuration only between turns.",
+            _("Switching thinking on or off inside a tool loop"),
+            _(
+                "Toggling thinking in the middle of a tool loop is a 400 (the assistant message "
+                "must start with a thinking block)."
+            ),
+            _(
+                "Current docs (Graceful thinking degradation): no error; thinking is silently "
+                "disabled for that request. Change the configuration only between turns."
+            ),
             _models.DOC_EXTENDED,
             _models.CONFIRMED,
             _toggle,
@@ -242,10 +280,12 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "prior-thinking-kept",
-            "Thinking from earlier turns",
-            "The API strips thinking blocks of earlier turns from the context anyway.",
-            "From Opus 4.5 on, earlier turns' thinking stays in context by default (billed as "
-            "input); older models strip it.",
+            _("Thinking from earlier turns"),
+            _("The API strips thinking blocks of earlier turns from the context anyway."),
+            _(
+                "From Opus 4.5 on, earlier turns' thinking stays in context by default (billed as "
+                "input); older models strip it."
+            ),
             _models.DOC_EXTENDED,
             _models.CONFIRMED,
             _kept,
@@ -253,10 +293,12 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "model-retirement",
-            "Model ids",
-            "Examples use claude-sonnet-4-5, claude-opus-4-1 and their dated ids.",
-            "Opus 4.1, Opus 4 and Sonnet 4 are retired; Sonnet 4.5's retirement date "
-            "(2026-11-30) has passed; Opus 4.5 is deprecated (retires 2027-01-22).",
+            _("Model ids"),
+            _("Examples use claude-sonnet-4-5, claude-opus-4-1 and their dated ids."),
+            _(
+                "Opus 4.1, Opus 4 and Sonnet 4 are retired; Sonnet 4.5's retirement date "
+                "(2026-11-30) has passed; Opus 4.5 is deprecated (retires 2027-01-22)."
+            ),
             _models.DOC_DEPRECATIONS,
             _models.CONFIRMED,
             _status,

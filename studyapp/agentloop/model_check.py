@@ -137,8 +137,8 @@ def check_request(
                 shown,
                 "model-retirement",
                 "model",
-                f"{shown} is {m.status_text(day)}: requests to retired models fail, "
-                "so nothing was sent."
+                f"{shown} is {m.status_text(day, translated=False)}: requests to retired models "
+                "fail, so nothing was sent."
                 + (
                     " Its deprecation announced this retirement date, which has passed."
                     if m.status == "deprecated"

@@ -25,6 +25,15 @@ import datetime as dt
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .i18n import gettext, gettext_noop
+
+#: A model's status in words (models.py keeps the codes; the pages show these).
+STATUS_WORDS = {
+    "active": gettext_noop("active"),
+    "legacy": gettext_noop("legacy"),
+    "deprecated": gettext_noop("deprecated"),
+}
+
 API_VERSION = "2026-10-21"  # what the installed SDK 2.14 sends (anthropic/_constants.py:7)
 OLD_API_VERSION = "2023-06-01"
 API_VERSIONS = (API_VERSION, OLD_API_VERSION)
@@ -125,22 +134,28 @@ class ModelRules:
             return "retired"
         return self.status
 
-    def status_text(self, day: dt.date | None = None) -> str:
+    def status_text(self, day: dt.date | None = None, *, translated: bool = True) -> str:
+        """The status in words, in the reader's language unless ``translated`` is False (the
+        checker's English sentences embed it)."""
+        tr = gettext if translated else gettext_noop
         status = self.status_on(day)
         if status == "retired":
             when = self.retired or self.retires
-            return f"retired ({when:%Y-%m-%d})" if when else "retired"
+            if when:
+                return tr(gettext_noop("retired (%(date)s)")) % {"date": f"{when:%Y-%m-%d}"}
+            return tr(gettext_noop("retired"))
         if status == "deprecated" and self.retires:
-            return f"deprecated, retires {self.retires:%Y-%m-%d}"
-        return status
+            text = tr(gettext_noop("deprecated, retires %(date)s"))
+            return text % {"date": f"{self.retires:%Y-%m-%d}"}
+        return tr(STATUS_WORDS.get(status, status))
 
     @property
     def forced_text(self) -> str:
         return {
-            FORCED_OK: "accepted (with adaptive thinking, thinking is skipped)",
-            FORCED_NO: "400 error",
-            FORCED_NOT_WITH_MANUAL: "accepted, but not with manual thinking",
-            FORCED_UNKNOWN: "not documented",
+            FORCED_OK: gettext("accepted (with adaptive thinking, thinking is skipped)"),
+            FORCED_NO: gettext("400 error"),
+            FORCED_NOT_WITH_MANUAL: gettext("accepted, but not with manual thinking"),
+            FORCED_UNKNOWN: gettext("not documented"),
         }[self.forced_tool_choice]
 
 

@@ -8,6 +8,7 @@ from functools import partial
 from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 
 from core import today
 from core.rendering import render_inline
@@ -35,10 +36,10 @@ def tool_choice_table() -> str:
         {
             "mode": m,
             "json": json.dumps(m.example),
-            "meaning": render_inline(m.meaning),
-            "disable_parallel_means": render_inline(m.disable_parallel_means),
-            "default_when": render_inline(m.default_when),
-            "with_extended_thinking": render_inline(m.with_extended_thinking),
+            "meaning": render_inline(gettext(m.meaning)),
+            "disable_parallel_means": render_inline(gettext(m.disable_parallel_means)),
+            "default_when": render_inline(gettext(m.default_when)),
+            "with_extended_thinking": render_inline(gettext(m.with_extended_thinking)),
         }
         for m in catalogue.TOOL_CHOICE_MODES.values()
     ]

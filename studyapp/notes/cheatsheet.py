@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from django.utils.translation import gettext, gettext_noop
+
 from core.rendering import render_inline
 from studyapp.agentloop import catalogue, runner
 
@@ -11,18 +13,21 @@ from .diagrams import GUARD_WORDS
 
 #: Rules of the message shapes (facts.md §3), each pointing at the note that teaches it.
 SHAPE_RULES = [
-    ("Append the assistant `content` unchanged, then one user message with every "
-     "`tool_result` (one per `tool_use`, matched by `tool_use_id`).",
+    (gettext_noop("Append the assistant `content` unchanged, then one user message with "
+                  "every `tool_result` (one per `tool_use`, matched by `tool_use_id`)."),
      "tool-results#message-shapes"),
-    ("`tool_result` blocks come first in that user message; text before them is a 400.",
+    (gettext_noop("`tool_result` blocks come first in that user message; text before them is "
+                  "a 400."),
      "tool-results#ordering-rules"),
-    ("Parallel calls: all results in ONE user message; split messages teach Claude to stop "
-     "calling in parallel.", "parallel#one-message"),
-    ("A failed or skipped call still gets a `tool_result`, with `is_error: true`.",
+    (gettext_noop("Parallel calls: all results in ONE user message; split messages teach Claude "
+                  "to stop calling in parallel."),
+     "parallel#one-message"),
+    (gettext_noop("A failed or skipped call still gets a `tool_result`, with `is_error: true`."),
      "errors#is-error"),
-    ("`pause_turn`: send the paused content back as is, same tools, no “Continue” message.",
+    (gettext_noop("`pause_turn`: send the paused content back as is, same tools, no “Continue” "
+                  "message."),
      "server-tools#pause-turn"),
-    ("Thinking blocks of the turn in progress go back complete and unmodified.",
+    (gettext_noop("Thinking blocks of the turn in progress go back complete and unmodified."),
      "thinking#preserve-blocks"),
 ]  # fmt: skip
 
@@ -32,9 +37,13 @@ def context() -> dict:
         {
             "value": r.value,
             "continues": r.continues,
-            "action": r.next_action.label,
+            "action": gettext(r.next_action.label),
             "alternate": (
-                f"if {r.alternate_when}: {catalogue.NEXT_ACTIONS[r.alternate_action].label}"
+                gettext("if %(when)s: %(action)s")
+                % {
+                    "when": gettext(r.alternate_when),
+                    "action": gettext(catalogue.NEXT_ACTIONS[r.alternate_action].label),
+                }
                 if r.alternate_action
                 else ""
             ),
@@ -44,19 +53,19 @@ def context() -> dict:
     modes = [
         {
             "json": json.dumps(m.example),
-            "meaning": render_inline(m.meaning),
-            "parallel": render_inline(m.disable_parallel_means),
-            "default": render_inline(m.default_when),
+            "meaning": render_inline(gettext(m.meaning)),
+            "parallel": render_inline(gettext(m.disable_parallel_means)),
+            "default": render_inline(gettext(m.default_when)),
         }
         for m in catalogue.TOOL_CHOICE_MODES.values()
     ]
     defaults = runner.Guards()
     guards = [
-        {"name": GUARD_WORDS[f], "field": f, "default": getattr(defaults, f)}
+        {"name": gettext(GUARD_WORDS[f]), "field": f, "default": getattr(defaults, f)}
         for f in runner.Guards.__dataclass_fields__
     ]
     rules = []
     for text, ref in SHAPE_RULES:
         slug, _, anchor = ref.partition("#")
-        rules.append({"html": render_inline(text), "url": f"/notes/{slug}/#{anchor}"})
+        rules.append({"html": render_inline(gettext(text)), "url": f"/notes/{slug}/#{anchor}"})
     return {"reasons": reasons, "modes": modes, "guards": guards, "rules": rules}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.utils.html import escape
+from django.utils.translation import gettext_noop
 
 from studyapp.agentloop import catalogue, runner
 
@@ -426,10 +427,10 @@ def thinking_carried() -> Diagram:
 
 
 GUARD_WORDS = {
-    "max_turns": "turn cap",
-    "token_budget": "token budget",
-    "wall_clock_s": "wall clock",
-    "max_identical_calls": "repeated identical calls",
+    "max_turns": gettext_noop("turn cap"),
+    "token_budget": gettext_noop("token budget"),
+    "wall_clock_s": gettext_noop("wall clock"),
+    "max_identical_calls": gettext_noop("repeated identical calls"),
 }
 
 

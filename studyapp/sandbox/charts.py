@@ -1,6 +1,7 @@
 """A small SVG bar chart of the context size per turn, with a table as its text alternative."""
 
 from django.utils.html import escape
+from django.utils.translation import gettext, ngettext
 
 
 def context_chart(series: list[dict], current: int, url_for, markers=None) -> str:
@@ -10,13 +11,25 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
     width, height, pad = 640, 160, 30
     top = max(max(r["context_after"] for r in series), 1)
     bar_w = (width - 2 * pad) / len(series)
+    # (xgettext reads no call inside an f-string: the words are looked up first)
+    title, step_word = escape(gettext("Context size per step")), escape(gettext("step"))
+    in_word, out_word = escape(gettext("input tokens")), escape(gettext("output tokens"))
     parts = [
         f'<svg class="chart" viewBox="0 0 {width} {height + 30}" role="group" '
         'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
-        '<title id="chart-title">Context size per step</title>',
-        f'<desc id="chart-desc">Input tokens sent at each of {len(series)} '
-        f"step{'s' if len(series) != 1 else ''}; the largest "
-        f"is {top} tokens including output. The table below lists every value.</desc>",
+        f'<title id="chart-title">{title}</title>',
+        '<desc id="chart-desc">'
+        + escape(
+            ngettext(
+                "Input tokens sent at each of %(n)s step; the largest is %(top)s tokens "
+                "including output. The table below lists every value.",
+                "Input tokens sent at each of %(n)s steps; the largest is %(top)s tokens "
+                "including output. The table below lists every value.",
+                len(series),
+            )
+            % {"n": len(series), "top": top}
+        )
+        + "</desc>",
         f'<line class="c-axis" x1="{pad}" y1="{height}" x2="{width - pad}" y2="{height}"/>',
     ]
     for i, row in enumerate(series):
@@ -26,8 +39,12 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
         w = max(bar_w - 4, 2)
         cls = "c-bar is-current" if row["step"] == current else "c-bar"
         parts.append(
-            f'<a href="{escape(url_for(row["step"] + 1))}" aria-label="Step {row["step"] + 1}: '
-            f'{row["context_tokens"]} input tokens">'
+            f'<a href="{escape(url_for(row["step"] + 1))}" aria-label="'
+            + escape(
+                gettext("Step %(n)s: %(tokens)s input tokens")
+                % {"n": row["step"] + 1, "tokens": row["context_tokens"]}
+            )
+            + '">'
             f'<rect class="{cls}" data-step="{row["step"]}" x="{x:.1f}" y="{height - h_in:.1f}" '
             f'width="{w:.1f}" height="{h_in:.1f}"/>'
             f'<rect class="c-out" x="{x:.1f}" y="{height - h_in - h_out:.1f}" width="{w:.1f}" '
@@ -45,13 +62,14 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
         f'<text class="c-label" x="{pad - 4}" y="14" text-anchor="end">{_short(top)}</text>'
     )
     parts.append(
-        f'<text class="c-label" x="{width - pad}" y="{height + 30}" text-anchor="end">step</text>'
+        f'<text class="c-label" x="{width - pad}" y="{height + 30}" text-anchor="end">'
+        f"{step_word}</text>"
     )
     parts.append(
         f'<rect class="c-bar" x="{pad + 6}" y="2" width="10" height="8"/>'
-        f'<text class="c-label" x="{pad + 20}" y="10">input tokens</text>'
+        f'<text class="c-label" x="{pad + 20}" y="10">{in_word}</text>'
         f'<rect class="c-out" x="{pad + 110}" y="2" width="10" height="8"/>'
-        f'<text class="c-label" x="{pad + 124}" y="10">output tokens</text>'
+        f'<text class="c-label" x="{pad + 124}" y="10">{out_word}</text>'
     )
     position = {row["step"]: i for i, row in enumerate(series)}
     for step, label in sorted((markers or {}).items()):

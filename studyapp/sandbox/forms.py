@@ -1,14 +1,15 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
 
 class UploadForm(forms.Form):
-    title = forms.CharField(max_length=200, required=False, label="Title (optional)")
-    file = forms.FileField(required=False, label="A file")
+    title = forms.CharField(max_length=200, required=False, label=_("Title (optional)"))
+    file = forms.FileField(required=False, label=_("A file"))
     text = forms.CharField(
         required=False,
-        label="Or paste it here",
+        label=_("Or paste it here"),
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
     )
 
@@ -16,22 +17,24 @@ class UploadForm(forms.Form):
         f = self.cleaned_data.get("file")
         if f and f.size > MAX_UPLOAD_BYTES:
             raise forms.ValidationError(
-                f"That file is {f.size / 1024 / 1024:.1f} MB; the limit is 2 MB."
+                _("That file is %(size).1f MB; the limit is 2 MB.") % {"size": f.size / 1024 / 1024}
             )
         return f
 
     def clean(self):
         data = super().clean()
         if not data.get("file") and not (data.get("text") or "").strip() and not self.errors:
-            raise forms.ValidationError("Choose a file or paste a transcript, a log or a message.")
+            raise forms.ValidationError(
+                _("Choose a file or paste a transcript, a log or a message.")
+            )
         return data
 
 
 THINKING_CHOICES = [
-    ("default", "The model's default (leave thinking out)"),
-    ("off", "Off: what this model accepts to turn it off"),
-    ("adaptive", 'Adaptive: {"type": "adaptive"}'),
-    ("enabled", 'Manual, exam era: {"type": "enabled", "budget_tokens": N}'),
+    ("default", _("The model's default (leave thinking out)")),
+    ("off", _("Off: what this model accepts to turn it off")),
+    ("adaptive", _('Adaptive: {"type": "adaptive"}')),
+    ("enabled", _('Manual, exam era: {"type": "enabled", "budget_tokens": N}')),
 ]
 
 
@@ -116,16 +119,16 @@ def model_thinking(model: str, choice: str, budget: int) -> dict | None:
 class LiveForm(forms.Form):
     """The parameters of a live run; what the chosen model rejects is refused before sending."""
 
-    scenario = forms.ChoiceField(label="Scenario")
+    scenario = forms.ChoiceField(label=_("Scenario"))
     prompt = forms.CharField(
         required=False,
         max_length=4000,
-        label="The customer's message (leave empty for the scenario's own)",
+        label=_("The customer's message (leave empty for the scenario's own)"),
         widget=forms.Textarea(attrs={"rows": 3}),
     )
     # A free value behind a select: a retired or unknown id posted anyway gets a message that
     # names the model, not a generic "not one of the choices".
-    model = forms.CharField(max_length=100, label="Model", widget=ModelSelect())
+    model = forms.CharField(max_length=100, label=_("Model"), widget=ModelSelect())
     tool_choice = forms.ChoiceField(
         choices=[
             ("auto", "auto"),
@@ -136,35 +139,37 @@ class LiveForm(forms.Form):
         initial="auto",
         label="tool_choice",
     )
-    tool_name = forms.ChoiceField(required=False, label="Tool to force (with tool_choice tool)")
+    tool_name = forms.ChoiceField(required=False, label=_("Tool to force (with tool_choice tool)"))
     disable_parallel = forms.BooleanField(required=False, label="disable_parallel_tool_use")
     max_tokens = forms.IntegerField(min_value=1, max_value=16384, initial=1024, label="max_tokens")
-    thinking = forms.ChoiceField(choices=THINKING_CHOICES, initial="default", label="Thinking")
+    thinking = forms.ChoiceField(choices=THINKING_CHOICES, initial="default", label=_("Thinking"))
     budget_tokens = forms.IntegerField(
         min_value=1024, max_value=16000, initial=2048, required=False, label="budget_tokens"
     )
     tool_mode = forms.ChoiceField(
         choices=[
-            ("automatic", "Automatic: the demo tools run"),
-            ("manual", "Manual: I write each tool result"),
+            ("automatic", _("Automatic: the demo tools run")),
+            ("manual", _("Manual: I write each tool result")),
         ],
         initial="automatic",
         widget=forms.RadioSelect,
-        label="Tools",
+        label=_("Tools"),
     )
-    max_turns = forms.IntegerField(min_value=1, initial=12, label="Turn cap (API calls)")
-    token_budget = forms.IntegerField(min_value=1000, initial=60000, label="Token budget")
-    wall_clock_s = forms.IntegerField(min_value=1, initial=180, label="Wall clock (seconds)")
+    max_turns = forms.IntegerField(min_value=1, initial=12, label=_("Turn cap (API calls)"))
+    token_budget = forms.IntegerField(min_value=1000, initial=60000, label=_("Token budget"))
+    wall_clock_s = forms.IntegerField(min_value=1, initial=180, label=_("Wall clock (seconds)"))
     max_identical_calls = forms.IntegerField(
-        min_value=1, initial=2, label="Identical calls allowed"
+        min_value=1, initial=2, label=_("Identical calls allowed")
     )
     api_key = forms.CharField(
         required=False,
         max_length=300,
         strip=True,
-        label="Your own API key (optional)",
-        help_text="Kept only in your session, sealed, for this run; never saved, logged or shown "
-        "again. Without one, signed-in accounts use the server's key and its daily allowance.",
+        label=_("Your own API key (optional)"),
+        help_text=_(
+            "Kept only in your session, sealed, for this run; never saved, logged or shown "
+            "again. Without one, signed-in accounts use the server's key and its daily allowance."
+        ),
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
     )
 
@@ -192,20 +197,27 @@ class LiveForm(forms.Form):
         choice = {"type": data["tool_choice"]}
         if choice["type"] == "tool":
             if not data.get("tool_name"):
-                raise forms.ValidationError("tool_choice tool needs the name of the tool to force.")
+                raise forms.ValidationError(
+                    _("tool_choice tool needs the name of the tool to force.")
+                )
             choice["name"] = data["tool_name"]
         if data.get("disable_parallel"):
             if choice["type"] == "none":
                 raise forms.ValidationError(
-                    'disable_parallel_tool_use can\'t go with tool_choice none: {"type": "none"} '
-                    "has no such field."
+                    _(
+                        "disable_parallel_tool_use can't go with tool_choice none: "
+                        '{"type": "none"} has no such field.'
+                    )
                 )
             choice["disable_parallel_tool_use"] = True
         budget = data.get("budget_tokens") or 2048
         if data["thinking"] == "enabled" and budget >= data["max_tokens"]:
             raise forms.ValidationError(
-                f"budget_tokens ({budget:,}) must be less than max_tokens "
-                f"({data['max_tokens']:,}): thinking counts toward max_tokens."
+                _(
+                    "budget_tokens (%(budget)s) must be less than max_tokens "
+                    "(%(max_tokens)s): thinking counts toward max_tokens."
+                )
+                % {"budget": f"{budget:,}", "max_tokens": f"{data['max_tokens']:,}"}
             )
         thinking = model_thinking(model, data["thinking"], budget)
         try:
@@ -243,7 +255,7 @@ class OwnKeyForm(forms.Form):
     api_key = forms.CharField(
         max_length=300,
         strip=True,
-        label="Your own API key",
+        label=_("Your own API key"),
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
     )
 
@@ -255,7 +267,7 @@ class OwnKeyForm(forms.Form):
         except keys.KeyError_ as e:
             raise forms.ValidationError(str(e)) from None
         if not key:
-            raise forms.ValidationError("Paste the key, or leave the form.")
+            raise forms.ValidationError(_("Paste the key, or leave the form."))
         return key
 
 
@@ -280,26 +292,29 @@ def fork_limits(model: str) -> tuple[set[str], set[str], list[tuple[str, str]]]:
             reasons.append(
                 (
                     "thinking off",
-                    f'{model} always thinks: thinking {{"type": "disabled"}} is a 400.',
+                    _('%(model)s always thinks: thinking {"type": "disabled"} is a 400.')
+                    % {"model": model},
                 )
             )
         if models.thinking_on(model) is None:
             thinking_off.add("on")
-            reasons.append(("thinking on", f"{model} has no thinking mode to turn on."))
+            reasons.append(
+                ("thinking on", _("%(model)s has no thinking mode to turn on.") % {"model": model})
+            )
     return tool_off, thinking_off, reasons
 
 
 class ForkForm(forms.Form):
     """Fork a live run; only what the run's model accepts can be chosen (the rest is greyed)."""
 
-    at_step = forms.IntegerField(min_value=0, label="Keep the first N steps")
-    model = forms.CharField(required=False, label="New model", widget=forms.Select())
+    at_step = forms.IntegerField(min_value=0, label=_("Keep the first N steps"))
+    model = forms.CharField(required=False, label=_("New model"), widget=forms.Select())
     tool_choice = forms.ChoiceField(
-        required=False, choices=FORK_TOOL_CHOICES, label="New tool_choice"
+        required=False, choices=FORK_TOOL_CHOICES, label=_("New tool_choice")
     )
-    thinking = forms.ChoiceField(required=False, choices=FORK_THINKING, label="Thinking")
+    thinking = forms.ChoiceField(required=False, choices=FORK_THINKING, label=_("Thinking"))
     max_tokens = forms.IntegerField(
-        required=False, min_value=1, max_value=16384, label="New max_tokens"
+        required=False, min_value=1, max_value=16384, label=_("New max_tokens")
     )
 
     def __init__(self, *args, model: str = "", **kwargs):
@@ -333,6 +348,8 @@ class ForkForm(forms.Form):
         elif data.get("thinking") == "on":
             on = models.thinking_on(target)
             if on is None:
-                raise forms.ValidationError(f"{target} has no thinking mode to turn on.")
+                raise forms.ValidationError(
+                    _("%(model)s has no thinking mode to turn on.") % {"model": target}
+                )
             out["thinking"] = on or {"type": "adaptive"}
         return out

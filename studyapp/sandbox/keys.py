@@ -19,6 +19,7 @@ import hmac
 import secrets
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 SESSION_FIELD = "live_own_keys"
 MAX_KEYS = 10
@@ -35,8 +36,11 @@ def clean_key(value: str) -> str:
         return ""
     if len(key) > MAX_LENGTH or any(c.isspace() for c in key) or not key.isprintable():
         raise KeyError_(
-            f"That does not look like an API key (one line of at most {MAX_LENGTH} characters, "
-            "no spaces)."
+            gettext(
+                "That does not look like an API key (one line of at most %(max)s characters, "
+                "no spaces)."
+            )
+            % {"max": MAX_LENGTH}
         )
     return key
 

@@ -11,9 +11,10 @@ from collections import OrderedDict
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import today
@@ -541,10 +542,12 @@ def upload_share(request, pk: int):
     upload = get_object_or_404(UploadedRun.objects.owned_by(owner).only("pk", "title"), pk=pk)
     if request.POST.get("revoke"):
         UploadedRun.objects.filter(pk=upload.pk).update(share_token="")
-        messages.success(request, "The link no longer works: the run is private again.")
+        messages.success(request, _("The link no longer works: the run is private again."))
     else:
         UploadedRun.objects.filter(pk=upload.pk).update(share_token=secrets.token_urlsafe(24))
-        messages.success(request, "Anyone with the link below can read this run (not change it).")
+        messages.success(
+            request, _("Anyone with the link below can read this run (not change it).")
+        )
     return redirect("sandbox:upload_steps", pk=upload.pk, n=1)
 
 
@@ -556,9 +559,11 @@ def _pickable(request) -> tuple[list[tuple[str, str]], dict]:
     mine: dict = {
         f"u{u.pk}": u for u in UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at")
     }
-    choices += [(key, f"Your upload: {u.title}") for key, u in mine.items()]
+    choices += [(key, _("Your upload: %(title)s") % {"title": u.title}) for key, u in mine.items()]
     lives = {f"live{r.pk}": r for r in LiveRun.objects.owned_by(owner).only("pk", "title")}
-    choices += [(key, f"Your live run: {r.title}") for key, r in lives.items()]
+    choices += [
+        (key, _("Your live run: %(title)s") % {"title": r.title}) for key, r in lives.items()
+    ]
     return choices, {**mine, **lives}
 
 
@@ -758,7 +763,13 @@ def upload(request):
             _UPLOADED[(run.pk, run.created_at.isoformat())] = build_run(
                 f"u{run.pk}", transcript, uploaded_pk=run.pk
             )
-            messages.success(request, f"Uploaded “{run.title}”: {n} step{pluralize(n)}.")
+            messages.success(
+                request,
+                ngettext(
+                    "Uploaded “%(title)s”: %(n)s step.", "Uploaded “%(title)s”: %(n)s steps.", n
+                )
+                % {"title": run.title, "n": n},
+            )
             return redirect("sandbox:upload_steps", pk=run.pk, n=1)
     status = 400 if error else 200
     return render(request, "sandbox/upload.html", {"form": form, "error": error}, status=status)
@@ -769,5 +780,5 @@ def upload_delete(request, pk: int):
     owner = get_owner(request, create=False)
     run = get_object_or_404(UploadedRun.objects.owned_by(owner), pk=pk)
     run.delete()
-    messages.success(request, f"Deleted “{run.title}”.")
+    messages.success(request, _("Deleted “%(title)s”.") % {"title": run.title})
     return redirect("sandbox:index")

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.owners import get_owner
@@ -272,14 +273,14 @@ def live_key(request, pk: int):
     live = _live(request, pk)
     if request.POST.get("forget") == "1":
         keys.forget(request, live.pk)
-        messages.success(request, "Your key is forgotten: this run uses no key of yours now.")
+        messages.success(request, _("Your key is forgotten: this run uses no key of yours now."))
         return redirect("sandbox:live_run", pk=pk)
     form = OwnKeyForm(request.POST)
     if form.is_valid():
         keys.remember(request, live.pk, form.cleaned_data["api_key"])
-        messages.success(request, "Your key is kept for this run, in your session only.")
+        messages.success(request, _("Your key is kept for this run, in your session only."))
     else:
-        messages.error(request, " ".join(form.errors.get("api_key", ["That key was refused."])))
+        messages.error(request, " ".join(form.errors.get("api_key", [_("That key was refused.")])))
     return redirect("sandbox:live_run", pk=pk)
 
 
@@ -287,7 +288,7 @@ def live_key(request, pk: int):
 def live_stop(request, pk: int):
     live = _live(request, pk)
     if jobs.request_stop(live):
-        messages.info(request, "The run stops after the call in progress.")
+        messages.info(request, _("The run stops after the call in progress."))
     else:
         try:
             services.live_stop(live=live, reason="Stopped by the learner.")
@@ -302,16 +303,16 @@ def live_fork(request, pk: int):
     try:
         model = services.load(live).effective_params.get("model", "")
     except runner.RunnerError as e:
-        messages.error(request, f"Can't fork this run: {e}")
+        messages.error(request, _("Can't fork this run: %(error)s") % {"error": e})
         return redirect("sandbox:live_run", pk=pk)
     form = ForkForm(request.POST, model=model)
     if not form.is_valid():
-        messages.error(request, "Choose how many steps to keep (a whole number).")
+        messages.error(request, _("Choose how many steps to keep (a whole number)."))
         return redirect("sandbox:live_run", pk=pk)
     try:
         changes = form.changes()
     except ValidationError as e:
-        messages.error(request, f"Can't fork there: {' '.join(e.messages)}")
+        messages.error(request, _("Can't fork there: %(error)s") % {"error": " ".join(e.messages)})
         return redirect("sandbox:live_run", pk=pk)
     try:
         new = services.live_fork(
@@ -321,12 +322,12 @@ def live_fork(request, pk: int):
             changes=changes,
         )
     except (runner.RunnerError, ValueError) as e:
-        messages.error(request, f"Can't fork there: {e}")
+        messages.error(request, _("Can't fork there: %(error)s") % {"error": e})
         return redirect("sandbox:live_run", pk=pk)
     own = keys.own_key(request, live.pk)
     if own:
         keys.remember(request, new.pk, own)  # the fork is the same learner's run
-    messages.success(request, f"Forked at step {form.cleaned_data['at_step']}.")
+    messages.success(request, _("Forked at step %(n)s.") % {"n": form.cleaned_data["at_step"]})
     return redirect("sandbox:live_run", pk=new.pk)
 
 
@@ -335,7 +336,7 @@ def live_save(request, pk: int):
     try:
         saved = services.live_save(owner=get_owner(request), live=_live(request, pk))
     except runner.RunnerError as e:
-        messages.error(request, f"Can't save this run: {e}")
+        messages.error(request, _("Can't save this run: %(error)s") % {"error": e})
         return redirect("sandbox:live_run", pk=pk)
-    messages.success(request, f"Saved to your runs as “{saved.title}”.")
+    messages.success(request, _("Saved to your runs as “%(title)s”.") % {"title": saved.title})
     return redirect("sandbox:upload_steps", pk=saved.pk, n=1)
