@@ -7,13 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
-from hypothesis import settings as hypothesis_settings
 
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
-# HYPOTHESIS_PROFILE=ci). Tests set no max_examples of their own.
-hypothesis_settings.register_profile("dev", max_examples=15)
-hypothesis_settings.register_profile("ci", max_examples=400)
-hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# HYPOTHESIS_PROFILE=ci); the profiles, and fuzz() for tests that name their own number of
+# examples, live in tests/fuzzing.py.
+from . import fuzzing  # noqa: F401
 
 API_KEY = "sk-ant-test-secret-never-shown-0123456789"
 ROOT = Path(__file__).resolve().parent.parent

@@ -49,3 +49,20 @@ def test_make_bank_writes_what_save_question_writes():
         sd, so = _row(s)
         fd["slug"] = fd["slug"].removeprefix("fast-")
         assert fd == sd and fo == so
+
+
+@pytest.mark.django_db
+def test_load_real_bank_writes_what_load_bank_writes():
+    from quizzes import bank
+    from quizzes.models import Question
+
+    from .factories import REAL_BANK, load_real_bank
+
+    report = bank.load_bank(REAL_BANK)
+    assert not report.problems and len(report.created) > 100
+    slow = [_row(q) for q in Question.objects.order_by("pk")]
+    Question.objects.all().delete()
+    load_real_bank()
+    fast = [_row(q) for q in Question.objects.order_by("pk")]
+    assert [d["slug"] for d, _ in fast] == report.created
+    assert fast == slow
