@@ -10,8 +10,8 @@ from quizzes import schema, services
 from quizzes.models import Attempt, Question
 from quizzes.scenarios import GENERAL, SCENARIOS
 
+from .answers import right_answer
 from .factories import load_real_bank, parse_real_bank
-from .test_practice import _right_answer
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,7 @@ def test_a_ccaf_exam_shows_briefs_and_reports_by_scenario(client, loaded):
     sixth = client.get(f"/exam/{attempt.pk}/q/6/").content.decode()
     assert "Scenario 2 of 4" in sixth and '<details class="scenario-brief" open' in sixth
     for r in rows[:5]:
-        client.post(f"/exam/{attempt.pk}/q/{r.position}/", _right_answer(r.question))
+        client.post(f"/exam/{attempt.pk}/q/{r.position}/", right_answer(r.question))
     summary = client.get(f"/exam/{attempt.pk}/summary/").content.decode()
     assert '<th scope="col">Scenario</th>' in summary and title in summary
     client.post(f"/exam/{attempt.pk}/submit/")
