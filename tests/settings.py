@@ -24,13 +24,14 @@ def _own_redis_database(url: str, worker: str) -> str:
 
 
 # pytest-xdist: each worker has its own test database (pytest-django adds a suffix) and, with
-# CACHE_URL (CI's PostgreSQL + Redis run), its own Redis database.
-if os.environ.get("PYTEST_XDIST_WORKER"):
+# CACHE_URL (CI's PostgreSQL + Redis run), its own Redis database. The processes a test starts
+# (tests/test_scale.py's app servers) inherit the URL already moved, and the mark that says so.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER and os.environ.get("TESTS_REDIS_DATABASE_OF") != _WORKER:
     for _name in ("CACHE_URL", "REDIS_URL"):
         if os.environ.get(_name):
-            os.environ[_name] = _own_redis_database(
-                os.environ[_name], os.environ["PYTEST_XDIST_WORKER"]
-            )
+            os.environ[_name] = _own_redis_database(os.environ[_name], _WORKER)
+    os.environ["TESTS_REDIS_DATABASE_OF"] = _WORKER
 
 from studyapp.settings import *  # noqa: E402, F403
 
