@@ -34,9 +34,14 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# The suite runs on every core (pytest-xdist; each worker has its own test database);
+# `make test WORKERS=0` runs it in one process. Python writes its bytecode caches here even where
+# the environment says not to: every process of the suite would compile the project again.
+WORKERS ?= auto
+test: export PYTHONDONTWRITEBYTECODE :=
 test: setup lint
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(WORKERS)
 
 lock: $(STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check pip-tools

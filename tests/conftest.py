@@ -7,13 +7,12 @@ from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
-from hypothesis import settings as hypothesis_settings
+from django.db.models.signals import post_migrate
 
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
-# HYPOTHESIS_PROFILE=ci). Tests set no max_examples of their own.
-hypothesis_settings.register_profile("dev", max_examples=15)
-hypothesis_settings.register_profile("ci", max_examples=400)
-hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# HYPOTHESIS_PROFILE=ci); the profiles, and fuzz() for tests that name their own number of
+# examples, live in tests/fuzzing.py.
+from . import fuzzing  # noqa: F401
 
 API_KEY = "sk-ant-test-secret-never-shown-0123456789"
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +22,31 @@ PRODUCTION = {
     "SECRET_KEY": "x9!-a-long-random-production-secret-key-with-many-characters-0192837465",
     "ALLOWED_HOSTS": "loopcraft.example.com",
 }
+
+
+def _instructors_group_after_a_flush(sender, using="default", **kwargs):
+    """A transactional test (live_server, real threads) ends with a flush that empties every
+    table; Django then sends post_migrate, which recreates content types and permissions but not
+    the rows our own data migration writes. This writes them again, so a test that follows in the
+    same process (any order: pytest-randomly, pytest-xdist) finds the database as migrated."""
+    import importlib
+
+    from django.contrib.auth.models import Group, Permission
+
+    if sender.name != "authoring":
+        return
+    migration = importlib.import_module("authoring.migrations.0001_instructors_group")
+    group, _ = Group.objects.using(using).get_or_create(name="Instructors")
+    for app_label, model, actions in migration.PERMISSIONS:
+        group.permissions.add(
+            *Permission.objects.using(using).filter(
+                content_type__app_label=app_label,
+                codename__in=[f"{action}_{model}" for action in actions],
+            )
+        )
+
+
+post_migrate.connect(_instructors_group_after_a_flush, dispatch_uid="tests-instructors-group")
 
 
 @pytest.fixture(autouse=True)
@@ -72,6 +96,19 @@ def module_bank(django_db_setup, django_db_blocker):
     yield questions
     with django_db_blocker.unblock():
         Question.objects.filter(pk__in=[q.pk for q in questions]).delete()
+
+
+@pytest.fixture
+def guards_bank(db):
+    """Two single-choice guards questions that test one concept, and one tool-choice question."""
+    from quizzes.models import Question
+
+    from .factories import make_question
+
+    a = make_question("single", "cap-a", "guards")
+    b = make_question("single", "cap-b", "guards")
+    Question.objects.filter(pk__in=[a.pk, b.pk]).update(concept="turn-cap")
+    return {"a": a, "b": b, "other": make_question("single", "tc-1", "tool-choice")}
 
 
 @pytest.fixture

@@ -5,9 +5,15 @@ from __future__ import annotations
 import copy
 import functools
 import textwrap
+from pathlib import Path
 
 from quizzes import bank, schema
 from quizzes.models import Option, Question
+
+#: The real bank's files, as loadcontent reads them.
+REAL_BANK = sorted(
+    (Path(__file__).resolve().parent.parent / "content" / "questions").glob("*.yaml")
+)
 
 COMMON = """
     subtopic: {subtopic}
@@ -178,6 +184,58 @@ def make_bank(n: int, prefix: str = "b") -> list[Question]:
         )
         for i in range(n)
     ]
+    questions = Question.objects.bulk_create(built)
+    options = []
+    for question, b in zip(questions, built, strict=True):
+        for o in b._pending_options:
+            o.question = question
+            options.append(o)
+    Option.objects.bulk_create(options)
+    return questions
+
+
+@functools.cache
+def parse_real_bank() -> schema.Result:
+    """The real bank's files parsed and checked, once per session (callers only read it)."""
+    return schema.parse_files(REAL_BANK)
+
+
+@functools.cache
+def _real_bank_built() -> tuple[tuple[dict, tuple[dict, ...]], ...]:
+    """The rows loadcontent writes for the real bank into an empty database, built once per
+    session: the YAML, the schema's checks and the Markdown run here and never again."""
+    result = parse_real_bank()
+    assert not result.problems, result.problems
+    rows = []
+    for parsed in result.questions:
+        question = bank._build(parsed, 1, Question.Origin.FILE)
+        rows.append((_fields(question), tuple(_fields(o) for o in question._pending_options)))
+    return tuple(rows)
+
+
+def _fields(instance) -> dict:
+    """The columns a row is made of, less its id, its question and its creation time."""
+    return {
+        f.attname: getattr(instance, f.attname)
+        for f in instance._meta.concrete_fields
+        if not f.primary_key and f.attname not in ("question_id", "created_at")
+    }
+
+
+def real_bank_questions() -> list[Question]:
+    """The real bank as unsaved rows, each with its ``_pending_options`` (fresh copies)."""
+    questions = []
+    for fields, options in _real_bank_built():
+        question = Question(**copy.deepcopy(fields))
+        question._pending_options = [Option(**copy.deepcopy(o)) for o in options]
+        questions.append(question)
+    return questions
+
+
+def load_real_bank() -> list[Question]:
+    """The real bank written as ``loadcontent`` writes it into an empty database, in two bulk
+    inserts (tests/test_factories.py compares the rows with load_bank's)."""
+    built = real_bank_questions()
     questions = Question.objects.bulk_create(built)
     options = []
     for question, b in zip(questions, built, strict=True):

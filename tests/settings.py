@@ -1,6 +1,7 @@
 """Settings for the test run: the production settings file, with the environment a test needs."""
 
 import os
+from urllib.parse import urlsplit, urlunsplit
 
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
@@ -9,6 +10,28 @@ os.environ.setdefault("WHITENOISE_USE_FINDERS", "true")
 os.environ.setdefault("DEBUG", "false")
 # Playwright's sync API runs an event loop in the test thread; the ORM must still work there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def _own_redis_database(url: str, worker: str) -> str:
+    """The Redis URL for one pytest-xdist worker ("gw0", "gw1", …): database 1, 2, … after the
+    given one, so one worker's cache.clear() (every test starts with one) never empties
+    another's cache."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        return url
+    base = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{base + 1 + int(worker.removeprefix('gw'))}"))
+
+
+# pytest-xdist: each worker has its own test database (pytest-django adds a suffix) and, with
+# CACHE_URL (CI's PostgreSQL + Redis run), its own Redis database. The processes a test starts
+# (tests/test_scale.py's app servers) inherit the URL already moved, and the mark that says so.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER and os.environ.get("TESTS_REDIS_DATABASE_OF") != _WORKER:
+    for _name in ("CACHE_URL", "REDIS_URL"):
+        if os.environ.get(_name):
+            os.environ[_name] = _own_redis_database(os.environ[_name], _WORKER)
+    os.environ["TESTS_REDIS_DATABASE_OF"] = _WORKER
 
 from studyapp.settings import *  # noqa: E402, F403
 

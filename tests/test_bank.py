@@ -3,7 +3,6 @@
 import re
 from collections import Counter
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -13,15 +12,12 @@ from quizzes.bank import load_bank
 from quizzes.models import Question
 from studyapp.notes.loader import library
 
-from .factories import bank_yaml
-
-BANK_DIR = Path(__file__).resolve().parent.parent / "content" / "questions"
+from .factories import bank_yaml, parse_real_bank
 
 
 @pytest.fixture(scope="module")
 def real_bank():
-    result = schema.parse_files(sorted(BANK_DIR.glob("*.yaml")))
-    return result
+    return parse_real_bank()
 
 
 def test_the_real_bank_is_valid(real_bank):

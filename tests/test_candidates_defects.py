@@ -7,8 +7,8 @@ import pytest
 from quizzes import presentation
 from quizzes.models import Attempt
 
+from .answers import right_answer
 from .factories import make_bank
-from .test_practice import _right_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def test_a_retake_is_practice_and_never_listed_or_charted_as_an_exam(client, ban
     retake = Attempt.objects.latest("pk")
     assert retake.mode == Attempt.Mode.PRACTICE and retake.deadline is None
     for r in retake.responses.select_related("question"):
-        client.post(f"/practice/{retake.pk}/{r.position}/", _right_answer(r.question))
+        client.post(f"/practice/{retake.pk}/{r.position}/", right_answer(r.question))
     me = client.get("/me/")
     assert [e["id"] for e in me.context["exams"]] == [exam.pk]  # only the real exam
     assert "Exam 2" not in me.content.decode()
@@ -59,7 +59,7 @@ def test_an_old_exam_mode_retake_is_not_counted_either(client, bank, learner):
 def test_the_practice_summary_shows_each_question_and_tells_skipped_from_not_reached(client, bank):
     attempt = _practice(client)
     second = attempt.responses.select_related("question").get(position=2)
-    client.post(f"/practice/{attempt.pk}/2/", _right_answer(second.question))
+    client.post(f"/practice/{attempt.pk}/2/", right_answer(second.question))
     html = client.get(f"/practice/{attempt.pk}/done/").content.decode()
     assert f"Question 2: Stem of {second.question.slug}" in html
     assert html.count("skipped") == 1  # question 1 was passed over
@@ -69,7 +69,7 @@ def test_the_practice_summary_shows_each_question_and_tells_skipped_from_not_rea
 def test_asking_for_more_unseen_questions_than_exist_says_so(client, bank):
     seen = _practice(client, count=20)
     for r in seen.responses.select_related("question"):
-        client.post(f"/practice/{seen.pk}/{r.position}/", _right_answer(r.question))
+        client.post(f"/practice/{seen.pk}/{r.position}/", right_answer(r.question))
     response = client.post("/practice/", {"which": "unseen", "count": 20}, follow=True)
     html = response.content.decode()
     assert "You asked for 20 unseen questions; only 4 are available, so this set has 4." in html
@@ -86,7 +86,7 @@ def test_feedback_lists_the_options_in_the_order_the_question_showed_them(client
     r = next(r for r in attempt.responses.select_related("question") if r.question.kind == "single")
     url = f"/practice/{attempt.pk}/{r.position}/"
     shown = [c["html"] for c in client.get(url).context["form_ctx"]["choices"]]
-    after = client.post(url, _right_answer(r.question)).context["fb"]["options"]
+    after = client.post(url, right_answer(r.question)).context["fb"]["options"]
     assert [o["html"] for o in after] == shown
     stored = [o.text_html for o in r.question.options.all()]
     assert [o["html"] for o in presentation.feedback(r.question, {}, None)["options"]] == stored
@@ -95,7 +95,7 @@ def test_feedback_lists_the_options_in_the_order_the_question_showed_them(client
 def test_feedback_names_sources_by_title_and_links_the_note_and_the_subtopic(client, bank):
     attempt = _practice(client)
     r = attempt.responses.select_related("question").get(position=1)
-    html = client.post(f"/practice/{attempt.pk}/1/", _right_answer(r.question)).content.decode()
+    html = client.post(f"/practice/{attempt.pk}/1/", right_answer(r.question)).content.decode()
     assert "source 1" not in html
     assert ">Claude docs: Stop reasons</a>" in html
     assert "Read the note on this</a>" in html
@@ -111,7 +111,7 @@ def test_the_practise_this_subtopic_link_preselects_it(client, bank):
 def test_focus_goes_to_the_verdict_not_past_it(client, bank):
     attempt = _practice(client)
     r = attempt.responses.select_related("question").get(position=1)
-    html = client.post(f"/practice/{attempt.pk}/1/", _right_answer(r.question)).content.decode()
+    html = client.post(f"/practice/{attempt.pk}/1/", right_answer(r.question)).content.decode()
     assert re.search(r'<p class="verdict"[^>]*tabindex="-1"[^>]* autofocus>', html)
     assert html.count("autofocus") == 1
 

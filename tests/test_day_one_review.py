@@ -15,8 +15,8 @@ from progress.models import ConceptCard, ReviewLog
 from quizzes.models import Attempt
 from studyapp.agentloop import catalogue
 
+from .answers import right_answer
 from .factories import make_bank
-from .test_practice import _right_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,7 @@ def test_study_ahead_serves_unmet_concepts_across_subtopics(client, bank):
     assert len({r.question.concept for r in rows}) == 10
     assert len({r.question.subtopic for r in rows}) == 10  # round-robin over subtopics
     for r in rows:
-        client.post(f"/practice/{attempt.pk}/{r.position}/", _right_answer(r.question))
+        client.post(f"/practice/{attempt.pk}/{r.position}/", right_answer(r.question))
     again = Attempt.objects.exclude(pk=attempt.pk)
     client.post("/review/ahead/")
     second = {r.question.concept for r in again.get().responses.select_related("question")}
@@ -92,7 +92,7 @@ def test_review_concepts_are_named_in_words(client, bank, settings):
     attempt = client.post("/practice/", {"which": "all", "count": 5})
     attempt = Attempt.objects.get()
     r = attempt.responses.select_related("question").get(position=1)
-    client.post(f"/practice/{attempt.pk}/1/", _right_answer(r.question))
+    client.post(f"/practice/{attempt.pk}/1/", right_answer(r.question))
     ConceptCard.objects.update(due=timezone.now() - timedelta(days=1))
     html = client.get("/review/").content.decode()
     slug = r.question.concept  # e.g. "b-16"
@@ -128,7 +128,7 @@ def test_the_anki_export_holds_every_flashcard_and_the_missed_questions(client, 
             client.post(f"/practice/{attempt.pk}/{r.position}/", {"choice": wrong.key})
             missed.append(r.question)
         else:
-            client.post(f"/practice/{attempt.pk}/{r.position}/", _right_answer(r.question))
+            client.post(f"/practice/{attempt.pk}/{r.position}/", right_answer(r.question))
     response = client.get("/review/loopcraft.apkg")
     assert response.status_code == 200
     assert 'filename="loopcraft.apkg"' in response["Content-Disposition"]

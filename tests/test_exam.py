@@ -12,8 +12,8 @@ from django.utils import timezone
 from quizzes import services
 from quizzes.models import Attempt, Response
 
+from .answers import right_answer
 from .factories import make_bank
-from .test_practice import _right_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +71,7 @@ def test_choosing_an_answer_autosaves_with_htmx(client, bank):
     attempt = start_exam(client)
     r = attempt.responses.select_related("question").get(position=1)
     response = client.post(
-        f"/exam/{attempt.pk}/q/1/", _right_answer(r.question), headers={"HX-Request": "true"}
+        f"/exam/{attempt.pk}/q/1/", right_answer(r.question), headers={"HX-Request": "true"}
     )
     html = response.content.decode()
     assert "Saved at" in html and 'hx-swap-oob="true"' in html and "<html" not in html
@@ -88,7 +88,7 @@ def test_changing_an_answer_keeps_the_last_one(client, bank):
     r = attempt.responses.select_related("question").filter(question__kind="single").first()
     wrong = r.question.options.get(text="Option B")
     url = f"/exam/{attempt.pk}/q/{r.position}/"
-    client.post(url, _right_answer(r.question), headers={"HX-Request": "true"})
+    client.post(url, right_answer(r.question), headers={"HX-Request": "true"})
     client.post(url, {"choice": wrong.key}, headers={"HX-Request": "true"})
     r.refresh_from_db()
     assert r.answer == {"choice": wrong.key} and not r.is_correct
@@ -122,7 +122,7 @@ def test_save_and_next_works_without_javascript(client, bank, kind):
         .filter(question__kind=kind, position__lt=attempt.question_count)
         .first()
     )
-    n, answer = r.position, _right_answer(r.question)
+    n, answer = r.position, right_answer(r.question)
     response = client.post(f"/exam/{attempt.pk}/q/{n}/", {**answer, "go": "next"})
     assert response["Location"] == f"/exam/{attempt.pk}/q/{n + 1}/"
     back = client.post(f"/exam/{attempt.pk}/q/{n + 1}/", {"go": "prev"})
@@ -145,7 +145,7 @@ def test_answers_after_the_deadline_are_refused_and_the_exam_submitted(client, b
     attempt = start_exam(client)
     r = attempt.responses.select_related("question").get(position=1)
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
-    response = client.post(f"/exam/{attempt.pk}/q/1/", _right_answer(r.question), follow=True)
+    response = client.post(f"/exam/{attempt.pk}/q/1/", right_answer(r.question), follow=True)
     html = response.content.decode()
     assert "Time ran out" in html and "Your results" in html
     r.refresh_from_db()
@@ -161,7 +161,7 @@ def test_an_htmx_save_after_the_deadline_redirects_the_whole_page(client, bank):
     client.get(url)
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     # The page was open before the deadline; the save arrives after it.
-    response = client.post(url, _right_answer(r.question), headers={"HX-Request": "true"})
+    response = client.post(url, right_answer(r.question), headers={"HX-Request": "true"})
     assert response["HX-Redirect"] == f"/exam/{attempt.pk}/results/"
 
 
@@ -190,7 +190,7 @@ def test_results_by_subtopic_family_and_a_filtered_review(client, bank):
     wrong = single.question.options.get(text="Option B")
     client.post(f"/exam/{attempt.pk}/q/{single.position}/", {"choice": wrong.key})
     right = next(r for r in rs if r.question.kind == "truefalse")
-    client.post(f"/exam/{attempt.pk}/q/{right.position}/", _right_answer(right.question))
+    client.post(f"/exam/{attempt.pk}/q/{right.position}/", right_answer(right.question))
     client.post(f"/exam/{attempt.pk}/q/{right.position}/flag/")
     client.post(f"/exam/{attempt.pk}/submit/")
     page = client.get(f"/exam/{attempt.pk}/results/")
@@ -218,7 +218,7 @@ def test_results_before_submitting_go_to_the_summary(client, bank):
 def test_retake_the_ones_i_missed(client, bank):
     attempt = start_exam(client)
     r = attempt.responses.select_related("question").get(position=1)
-    client.post(f"/exam/{attempt.pk}/q/1/", _right_answer(r.question))
+    client.post(f"/exam/{attempt.pk}/q/1/", right_answer(r.question))
     client.post(f"/exam/{attempt.pk}/submit/")
     response = client.post(f"/exam/{attempt.pk}/retake/")
     retake = Attempt.objects.latest("pk")
@@ -240,7 +240,7 @@ def test_a_submitted_exam_takes_no_more_answers(client, bank):
     attempt = start_exam(client)
     client.post(f"/exam/{attempt.pk}/submit/")
     r = attempt.responses.select_related("question").get(position=1)
-    response = client.post(f"/exam/{attempt.pk}/q/1/", _right_answer(r.question))
+    response = client.post(f"/exam/{attempt.pk}/q/1/", right_answer(r.question))
     assert response["Location"] == f"/exam/{attempt.pk}/results/"
     r.refresh_from_db()
     assert r.answered_at is None
@@ -279,7 +279,7 @@ def test_exam_pages_run_a_constant_number_of_queries(client, django_assert_num_q
     # From then on: session, response + attempt + question (one query), navigator.
     with django_assert_num_queries(3):
         client.get(url)
-    answer = _right_answer(r.question)
+    answer = right_answer(r.question)
     # session, response + attempt + question, the answer's update, + the attempt's row lock (in
     # the suite's outer transaction the save's own transaction adds a SAVEPOINT and its RELEASE);
     # the autosave sends back only the navigator entry that changed

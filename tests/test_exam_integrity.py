@@ -12,9 +12,9 @@ from progress import reports
 from quizzes import grading, services
 from quizzes.models import Attempt, Response
 
+from .answers import right_answer
 from .factories import make_bank
 from .test_exam import start_exam
-from .test_practice import _right_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +71,7 @@ def test_practice_missed_last_time_ignores_an_open_exam(client, bank):
 def test_the_dashboard_and_fsrs_ignore_an_open_exam(client, bank):
     attempt = start_exam(client)
     r = attempt.responses.select_related("question").get(position=1)
-    client.post(f"/exam/{attempt.pk}/q/1/", _right_answer(r.question))
+    client.post(f"/exam/{attempt.pk}/q/1/", right_answer(r.question))
     owner = services.Owner(None, client.session["owner_token"])
     assert not reports._answered(owner).exists()
     assert not Response.objects.released().filter(attempt=attempt).exists()
@@ -98,7 +98,7 @@ def _answer_dict(response):
     from django.http import QueryDict
 
     body = QueryDict(mutable=True)
-    for key, value in _right_answer(response.question).items():
+    for key, value in right_answer(response.question).items():
         if isinstance(value, list):
             body.setlist(key, value)
         else:
@@ -132,10 +132,6 @@ def test_a_submit_landing_while_a_save_is_graded_wins(bank):
 @pytest.mark.django_db(transaction=True)
 def test_autosaves_racing_a_submit_never_store_an_answer_after_it(bank):
     """Real threads: every answer stored is older than submitted_at and counted in the score."""
-    if connection.vendor == "sqlite":
-        pytest.skip(
-            "SQLite's shared in-memory test database locks whole tables; CI runs this on PostgreSQL"
-        )
     owner = services.Owner(None, "tok-threads")
     for _ in range(3):
         attempt = services.exam_start(owner=owner, count=5)

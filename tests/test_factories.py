@@ -1,4 +1,4 @@
-"""The test factories' shortcut: a question filled into a parsed copy equals a real parse."""
+"""The test factories and the suite's own set-up: fast paths that write what the slow ones write."""
 
 import textwrap
 
@@ -49,3 +49,33 @@ def test_make_bank_writes_what_save_question_writes():
         sd, so = _row(s)
         fd["slug"] = fd["slug"].removeprefix("fast-")
         assert fd == sd and fo == so
+
+
+@pytest.mark.django_db
+def test_load_real_bank_writes_what_load_bank_writes():
+    from quizzes import bank
+    from quizzes.models import Question
+
+    from .factories import REAL_BANK, load_real_bank
+
+    report = bank.load_bank(REAL_BANK)
+    assert not report.problems and len(report.created) > 100
+    slow = [_row(q) for q in Question.objects.order_by("pk")]
+    Question.objects.all().delete()
+    load_real_bank()
+    fast = [_row(q) for q in Question.objects.order_by("pk")]
+    assert [d["slug"] for d, _ in fast] == report.created
+    assert fast == slow
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_leaves_the_rows_the_migrations_write():
+    """Transactional tests end with a flush; the tests after them, in any order and in any
+    pytest-xdist worker, still find the Instructors group with its permissions."""
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    before = set(Group.objects.get(name="Instructors").permissions.values_list("codename"))
+    call_command("flush", "--noinput", verbosity=0)
+    after = set(Group.objects.get(name="Instructors").permissions.values_list("codename"))
+    assert after == before and len(after) == 7

@@ -11,13 +11,14 @@ import json
 import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from authoring import services as author_services
 from quizzes.models import Attempt, Question
 from studyapp.agentloop import bounded
 from tests.factories import make_question
+from tests.fuzzing import fuzz as _fuzz
 from tests.test_authoring_editor import edit_url, form_data
 from tests.test_import_fuzz import _preview
 
@@ -25,12 +26,7 @@ pytestmark = pytest.mark.django_db
 
 
 def fuzz(examples: int):
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    return _fuzz(examples, derandomize=True)
 
 
 values = st.recursive(

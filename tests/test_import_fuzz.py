@@ -1,11 +1,13 @@
 """Fuzzed imports: whatever an instructor pastes, the importer answers in words, never crashes."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from quizzes.formats import FormatError
 from quizzes.importing import import_preview
+
+from .fuzzing import fuzz
 
 pytestmark = pytest.mark.django_db
 
@@ -47,14 +49,6 @@ XML_BITS = [
     "<!DOCTYPE x [<!ENTITY a 'b'>]>",
     '<questiontext format="html">',
 ]
-
-
-def fuzz():
-    """As many examples as the Hypothesis profile says (tests/conftest.py)."""
-    return settings(
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
 
 
 def _noisy(bits):

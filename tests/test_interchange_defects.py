@@ -2,26 +2,23 @@
 # ruff: noqa: E501
 
 import textwrap
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from quizzes import bank, importing
 from quizzes.formats import Defaults, moodlexml
 from quizzes.models import Question
 
-from .factories import make_question, question_yaml
+from .factories import REAL_BANK, load_real_bank, make_question, question_yaml
 
 pytestmark = pytest.mark.django_db
 DEFAULTS = Defaults("stop-reasons", "stop-reasons#max-tokens", "https://example.com/doc")
 
 
 def _whole_bank():
-    paths = sorted((Path(settings.CONTENT_DIR) / "questions").glob("*.yaml"))
-    report = bank.load_bank(paths)
-    assert not report.problems
-    return paths
+    """The real bank in the database, as loadcontent writes it (built once per session)."""
+    load_real_bank()
+    return REAL_BANK
 
 
 def test_round_trip_of_the_whole_bank_in_every_format_is_byte_identical_and_keeps_it_published(

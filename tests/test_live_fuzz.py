@@ -6,22 +6,14 @@ import json
 import anthropic
 import httpx2
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from studyapp.agentloop import demo, runner, runner_checks
 
 from .fakes import FakeAPI, reply, tool_use
+from .fuzzing import fuzz
 from .test_live import FORM
-
-
-def fuzz(examples):
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-    )
-
 
 SCALARS = st.one_of(
     st.none(),

@@ -4,11 +4,9 @@ generated diagrams, reading progress, search, the cheat sheet and the exam bluep
 from __future__ import annotations
 
 import re
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
@@ -17,7 +15,7 @@ from studyapp.agentloop import catalogue
 from studyapp.notes import checks, diagrams, loader, search
 from studyapp.notes.loader import NoteError, library
 from studyapp.notes.models import NoteRead
-from tests.factories import make_bank, make_question
+from tests.factories import load_real_bank, make_bank, make_question
 from tests.test_notes import note_text
 
 NOTES = sorted(library().notes())
@@ -285,7 +283,7 @@ def test_note_page_queries_do_not_grow_with_the_bank(
 
 @pytest.mark.django_db
 def test_every_real_note_gets_three_questions_from_the_real_bank(notes):
-    call_command("loadcontent", stdout=StringIO())
+    load_real_bank()
     for note in notes.values():
         picked = checks.questions_for(note)
         assert len(picked) == 3, note.slug

@@ -1,6 +1,5 @@
 """Practice: choose a set, answer one question at a time, get the why of every option."""
 
-import json
 import re
 
 import pytest
@@ -9,6 +8,7 @@ from core.owners import get_owner
 from quizzes.models import Attempt, Response
 from quizzes.services import practice_start
 
+from .answers import right_answer
 from .factories import make_bank
 
 pytestmark = pytest.mark.django_db
@@ -44,23 +44,6 @@ def _question_at(attempt, kind):
     return Response.objects.select_related("question").get(attempt=attempt, question__kind=kind)
 
 
-def _right_answer(question):
-    opts = list(question.options.all())
-    if question.kind in ("single", "truefalse"):
-        return {"choice": next(o.key for o in opts if o.correct)}
-    if question.kind == "next_action":
-        return {"choice": "retry_with_more_tokens"}
-    if question.kind == "multiple":
-        return {"choices": [o.key for o in opts if o.correct]}
-    if question.kind == "ordering":
-        return {f"pos-{o.key}": o.position + 1 for o in opts}
-    if question.kind == "matching":
-        return {f"match-{o.key}": o.match for o in opts}
-    if question.kind == "fix":
-        return {"text": json.dumps(question.data["sample_fix"])}
-    return {"text": '{"type": "tool", "name": "lookup_order", "disable_parallel_tool_use": true}'}
-
-
 @pytest.mark.parametrize(
     "kind",
     ["single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix"],
@@ -70,7 +53,7 @@ def test_a_right_answer_is_marked_right_with_every_why(client, one_of_each, kind
     attempt = Attempt.objects.get()
     r = _question_at(attempt, kind)
     url = f"/practice/{attempt.pk}/{r.position}/"
-    response = client.post(url, _right_answer(r.question))
+    response = client.post(url, right_answer(r.question))
     html = response.content.decode()
     assert response.status_code == 200
     assert "Right." in html
@@ -102,7 +85,7 @@ def test_htmx_gets_only_the_answer_area_and_a_plain_post_gets_the_page(client, o
     attempt = Attempt.objects.get()
     r = _question_at(attempt, "single")
     url = f"/practice/{attempt.pk}/{r.position}/"
-    fragment = client.post(url, _right_answer(r.question), headers={"HX-Request": "true"})
+    fragment = client.post(url, right_answer(r.question), headers={"HX-Request": "true"})
     body = fragment.content.decode()
     assert body.lstrip().startswith('<div id="answer-area">') and "<html" not in body
     full = client.get(url).content.decode()
@@ -114,7 +97,7 @@ def test_a_double_submit_keeps_the_first_answer(client, one_of_each):
     attempt = Attempt.objects.get()
     r = _question_at(attempt, "single")
     url = f"/practice/{attempt.pk}/{r.position}/"
-    client.post(url, _right_answer(r.question))
+    client.post(url, right_answer(r.question))
     wrong = r.question.options.get(text="Option C")
     client.post(url, {"choice": wrong.key})
     r.refresh_from_db()
@@ -163,7 +146,7 @@ def test_missed_last_time_serves_only_what_i_got_wrong(client, one_of_each):
     wrong = r.question.options.get(text="Option B")
     client.post(f"/practice/{attempt.pk}/{r.position}/", {"choice": wrong.key})
     right = _question_at(attempt, "truefalse")
-    client.post(f"/practice/{attempt.pk}/{right.position}/", _right_answer(right.question))
+    client.post(f"/practice/{attempt.pk}/{right.position}/", right_answer(right.question))
     start(client, which="missed")
     latest = Attempt.objects.latest("pk")
     assert list(latest.responses.values_list("question__slug", flat=True)) == ["t-single"]
@@ -173,7 +156,7 @@ def test_not_seen_yet_skips_what_i_answered(client, one_of_each):
     start(client)
     attempt = Attempt.objects.get()
     r = _question_at(attempt, "single")
-    client.post(f"/practice/{attempt.pk}/{r.position}/", _right_answer(r.question))
+    client.post(f"/practice/{attempt.pk}/{r.position}/", right_answer(r.question))
     start(client, which="unseen")
     latest = Attempt.objects.latest("pk")
     assert "t-single" not in set(latest.responses.values_list("question__slug", flat=True))
@@ -184,7 +167,7 @@ def test_the_done_page_summarises_the_set(client, one_of_each):
     start(client)
     attempt = Attempt.objects.get()
     r = _question_at(attempt, "single")
-    client.post(f"/practice/{attempt.pk}/{r.position}/", _right_answer(r.question))
+    client.post(f"/practice/{attempt.pk}/{r.position}/", right_answer(r.question))
     html = client.get(f"/practice/{attempt.pk}/done/").content.decode()
     assert "You answered 1 of 8 questions, scoring 100%" in html
 
@@ -202,7 +185,7 @@ def test_question_and_answer_queries_do_not_grow_with_the_bank(client, django_as
         assert client.get(url).status_code == 200
     with django_assert_num_queries(2):
         assert client.get(url).status_code == 200
-    answer = _right_answer(r.question)
+    answer = right_answer(r.question)
     # session, response + attempt + question, the update and the concept's review (progress:
     # card + retention in one read, the new card, the log)
     with django_assert_num_queries(6):

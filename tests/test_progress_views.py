@@ -9,9 +9,10 @@ from django.utils import timezone
 
 from progress import hooks
 from progress.models import ConceptCard, Confidence, ReviewLog, StudyPrefs
-from quizzes.models import Attempt, Question, Response
+from quizzes.models import Attempt, Response
 
-from .factories import make_bank, make_question
+from .answers import answer_all, option, start_practice
+from .factories import make_bank
 
 pytestmark = pytest.mark.django_db
 
@@ -21,40 +22,11 @@ def _no_fuzz(settings):
     settings.PROGRESS_FSRS_FUZZ = False
 
 
-@pytest.fixture
-def guards_bank(db):
-    """Two single-choice guards questions that test one concept, and one tool-choice question."""
-    a = make_question("single", "cap-a", "guards")
-    b = make_question("single", "cap-b", "guards")
-    Question.objects.filter(pk__in=[a.pk, b.pk]).update(concept="turn-cap")
-    return {"a": a, "b": b, "other": make_question("single", "tc-1", "tool-choice")}
-
-
 def days_pass(days: float):
     """Move the learner's clock: every card and review happened ``days`` earlier."""
     shift = timedelta(days=days)
     ConceptCard.objects.update(due=F("due") - shift, last_review=F("last_review") - shift)
     ReviewLog.objects.update(reviewed_at=F("reviewed_at") - shift, due_after=F("due_after") - shift)
-
-
-def start_practice(client, *subtopics):
-    client.post("/practice/", {"subtopics": list(subtopics), "which": "all", "count": 10})
-    return Attempt.objects.order_by("-pk").first()
-
-
-def option(response, correct=True):
-    return response.question.options.filter(correct=correct).first().key
-
-
-def answer_all(client, attempt, *, correct=True, certainty=None, shown_ago=60, **headers):
-    for r in attempt.responses.select_related("question").order_by("position"):
-        data = {
-            "choice": option(r, correct),
-            "shown": hooks.make_stamp(r.pk, timezone.now().timestamp() - shown_ago),
-        }
-        if certainty:
-            data["certainty"] = certainty
-        client.post(f"/practice/{attempt.pk}/{r.position}/", data, headers=headers)
 
 
 # --- certainty in practice ------------------------------------------------------------------

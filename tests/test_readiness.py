@@ -7,7 +7,7 @@ import pytest
 
 from progress import readiness
 
-from .test_progress_views import answer_all, guards_bank, start_practice  # noqa: F401
+from .answers import answer_all, start_practice
 
 
 def _binomial_tail(x: float, a: int, b: int) -> float:
@@ -53,7 +53,7 @@ def test_bad_counts_are_refused():
         readiness.estimate(3, 2)
 
 
-def test_the_dashboard_shows_estimate_interval_coverage_and_assumptions(client, guards_bank):  # noqa: F811
+def test_the_dashboard_shows_estimate_interval_coverage_and_assumptions(client, guards_bank):
     answer_all(client, start_practice(client, "guards"), correct=False)
     answer_all(client, start_practice(client, "tool-choice"))
     html = client.get("/me/").content.decode()
@@ -68,7 +68,7 @@ def test_the_dashboard_shows_estimate_interval_coverage_and_assumptions(client, 
     assert "Practice scores run high" in html
 
 
-def test_a_repeated_question_counts_only_its_first_answer(client, guards_bank):  # noqa: F811
+def test_a_repeated_question_counts_only_its_first_answer(client, guards_bank):
     answer_all(client, start_practice(client, "guards"), correct=False)
     answer_all(client, start_practice(client, "guards"))  # the same two, now right
     html = client.get("/me/").content.decode()

@@ -2,7 +2,6 @@
 
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -11,14 +10,13 @@ from quizzes import schema, services
 from quizzes.models import Attempt, Question
 from quizzes.scenarios import GENERAL, SCENARIOS
 
-from .test_practice import _right_answer
-
-BANK_DIR = Path(__file__).resolve().parent.parent / "content" / "questions"
+from .answers import right_answer
+from .factories import load_real_bank, parse_real_bank
 
 
 @pytest.fixture(scope="module")
 def real_bank():
-    result = schema.parse_files(sorted(BANK_DIR.glob("*.yaml")))
+    result = parse_real_bank()
     assert not result.problems
     return [q for q in result.questions if q["status"] == "published"]
 
@@ -114,9 +112,8 @@ def test_the_ccaf_draw_refuses_a_bank_without_four_full_scenarios():
 
 @pytest.fixture
 def loaded(db):
-    report = bank_mod.load_bank(sorted(BANK_DIR.glob("*.yaml")))
-    assert not report.problems
-    return report
+    """The real bank in the database, as loadcontent writes it (built once per session)."""
+    return load_real_bank()
 
 
 def test_the_real_bank_fills_a_32_item_ccaf_exam_for_any_seed(loaded):
@@ -148,7 +145,7 @@ def test_a_ccaf_exam_shows_briefs_and_reports_by_scenario(client, loaded):
     sixth = client.get(f"/exam/{attempt.pk}/q/6/").content.decode()
     assert "Scenario 2 of 4" in sixth and '<details class="scenario-brief" open' in sixth
     for r in rows[:5]:
-        client.post(f"/exam/{attempt.pk}/q/{r.position}/", _right_answer(r.question))
+        client.post(f"/exam/{attempt.pk}/q/{r.position}/", right_answer(r.question))
     summary = client.get(f"/exam/{attempt.pk}/summary/").content.decode()
     assert '<th scope="col">Scenario</th>' in summary and title in summary
     client.post(f"/exam/{attempt.pk}/submit/")

@@ -1,7 +1,6 @@
 """A CCA-F format mock and a day-one review session, in real Chromium."""
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -9,12 +8,10 @@ from playwright.sync_api import expect
 
 from progress import flashcards
 from progress.models import ConceptCard
-from quizzes.bank import load_bank
 from quizzes.models import Attempt
+from tests.factories import load_real_bank
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-BANK = Path(__file__).resolve().parents[2] / "content" / "questions"
 
 
 def phone_width(browser, url) -> int:
@@ -29,7 +26,7 @@ def phone_width(browser, url) -> int:
 def test_a_ccaf_mock_keeps_answers_on_reload_and_submits_at_time_out(
     page, browser, live_server, assert_accessible
 ):
-    assert not load_bank(sorted(BANK.glob("*.yaml"))).problems
+    load_real_bank()  # as loadcontent writes it, built once per session
     page.goto(live_server.url + "/exam/")
     page.get_by_label("Items per scenario").select_option("5")
     page.get_by_role("button", name="Start a CCA-F format exam").click()
@@ -75,7 +72,7 @@ def test_a_ccaf_mock_keeps_answers_on_reload_and_submits_at_time_out(
 
 
 def test_a_day_one_review_session(page, browser, live_server, assert_accessible):
-    assert not load_bank(sorted(BANK.glob("*.yaml"))).problems
+    load_real_bank()  # as loadcontent writes it, built once per session
     page.goto(live_server.url + "/review/")
     expect(page.locator("#nothing-due")).to_be_visible()
     expect(page.get_by_role("button", name="Study ahead")).to_be_visible()
