@@ -1,8 +1,9 @@
-"""The site's fixed URLs, reversed once per process instead of on every page (base.html)."""
+"""The site's fixed URLs, reversed once per process and language instead of on every page."""
 
 from __future__ import annotations
 
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
+from django.utils.translation import get_language
 
 #: name in templates -> URL name; a name the URLconf lacks gives "" (the link is left out)
 FIXED = {
@@ -30,7 +31,8 @@ def _reverse(name: str) -> str:
 
 
 def site_urls(request) -> dict:
-    key = (get_urlconf(), get_script_prefix())
+    # Each language has its own prefix (/pl/notes/), so its own set.
+    key = (get_urlconf(), get_script_prefix(), get_language())
     urls = _resolved.get(key)
     if urls is None:
         urls = _resolved[key] = {short: _reverse(name) for short, name in FIXED.items()}
