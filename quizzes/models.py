@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from core import i18n
 from core.owners import OwnedModel, OwnedQuerySet
 
 from .schema import FAMILIES, KINDS, SUBTOPIC_LABELS, SUBTOPICS
@@ -101,8 +102,10 @@ class Question(models.Model):
 
     @property
     def notes_url(self) -> str:
+        """The note section that teaches it, in the page's language."""
         slug, _, anchor = self.notes_ref.partition("#")
-        return f"/notes/{slug}/#{anchor}" if anchor else f"/notes/{slug}/"
+        path = f"/notes/{slug}/#{anchor}" if anchor else f"/notes/{slug}/"
+        return i18n.localise_path(path)
 
 
 class Option(models.Model):

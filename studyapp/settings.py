@@ -70,7 +70,7 @@ LANGUAGES = [
     ("zh-hant", "繁體中文"),
     ("pl", "Polski"),
 ]
-#: Django code -> the BCP 47 tag for <html lang> and hreflang (studyapp/i18n.py).
+#: Django code -> the BCP 47 tag for <html lang> and hreflang (core/i18n.py).
 LANGUAGE_TAGS = {"en": "en", "zh-hans": "zh-Hans", "zh-hant": "zh-Hant", "pl": "pl"}
 USE_I18N = True
 # Dates and numbers come out in each language's own format (|date, |floatformat, intcomma:
@@ -130,8 +130,8 @@ TEMPLATES = [
                 "authoring.context_processors.authoring",
                 # The header's fixed URLs, reversed once per process instead of on every page.
                 "studyapp.context_processors.site_urls",
-                # <html lang>, hreflang alternates and the language switcher (studyapp/i18n.py).
-                "studyapp.i18n.languages",
+                # <html lang>, hreflang alternates and the language switcher (core/i18n.py).
+                "core.i18n.languages",
             ],
         },
     },

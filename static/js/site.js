@@ -174,7 +174,7 @@
 
   // Language switcher (_language_switcher.html): the links name this page as the server sent
   // it; follow the page the address bar shows now (a sandbox step moved on by htmx), with its
-  // query and #anchor, in the other language's prefix (studyapp/i18n.py: English has none).
+  // query and #anchor, in the other language's prefix (core/i18n.py: English has none).
   document.addEventListener("click", function (evt) {
     var link = evt.target.closest && evt.target.closest("a[data-lang-prefix]");
     if (!link || evt.defaultPrevented || evt.button !== 0 || evt.metaKey || evt.ctrlKey) return;

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from django.urls import reverse
+
 from core.rendering import render_inline
 from studyapp.agentloop import catalogue, runner
 
@@ -58,5 +60,6 @@ def context() -> dict:
     rules = []
     for text, ref in SHAPE_RULES:
         slug, _, anchor = ref.partition("#")
-        rules.append({"html": render_inline(text), "url": f"/notes/{slug}/#{anchor}"})
+        url = reverse("notes:detail", args=[slug])  # in the page's language
+        rules.append({"html": render_inline(text), "url": f"{url}#{anchor}"})
     return {"reasons": reasons, "modes": modes, "guards": guards, "rules": rules}

@@ -10,13 +10,13 @@ from quizzes.models import Question
 from quizzes.schema import SUBTOPIC_LABELS
 
 from . import checks, progress, search
-from .loader import glossary, library
+from .loader import glossary, note_in, notes_in
 
 
 def note_index(request):
     """The shared list (cached for anonymous readers): each visitor's read marks come from
     :func:`reading`, loaded into it by htmx, or opened as a page of its own without JavaScript."""
-    return render(request, "notes/index.html", {"notes": library().notes().values()})
+    return render(request, "notes/index.html", {"notes": notes_in().values()})
 
 
 @never_cache
@@ -25,7 +25,7 @@ def note_index(request):
 def reading(request):
     """Which notes this visitor has read: for htmx, the count with an out-of-band "Read" badge
     per read note for the index; without JavaScript, the index with the marks in place."""
-    notes = list(library().notes().values())
+    notes = list(notes_in().values())
     read = progress.read_slugs(get_owner(request, create=False))
     ctx = {"notes": notes, "read": read, "read_count": sum(1 for n in notes if n.slug in read)}
     if request.htmx:
@@ -40,7 +40,7 @@ def changes(request):
 
 
 def _note(slug: str):
-    note = library().get(slug)
+    note = note_in(slug)  # the page's language, else English (the page says so)
     if note is None:
         raise Http404("No note with that name")
     return note
@@ -143,7 +143,7 @@ def cheat_sheet(request):
 
 
 def exam_blueprint(request):
-    return render(request, "notes/blueprint.html", {"notes": library().notes().values()})
+    return render(request, "notes/blueprint.html", {"notes": notes_in().values()})
 
 
 def glossary_page(request):

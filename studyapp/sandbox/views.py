@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core import today
+from core import i18n, today
 from core.owners import get_owner
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.runner import RunnerError
@@ -623,7 +623,7 @@ def compare_runs(request):
 def toggle_raw(request):
     request.session[RAW_KEY] = not request.session.get(RAW_KEY, False)
     target = request.POST.get("next", "")
-    if not target.startswith("/sandbox/"):
+    if not i18n.unprefixed(target).startswith("/sandbox/"):  # /pl/sandbox/… too
         target = reverse("sandbox:index")
     return redirect(target)
 

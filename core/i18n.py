@@ -42,6 +42,17 @@ def in_language(path_info: str, code: str) -> str:
     return bare if code == DEFAULT else f"/{code}{bare}"
 
 
+def localise_path(path: str, code: str | None = None) -> str:
+    """An English site path (``/notes/x/#a``) in the active (or the given) language's prefix."""
+    code = code or current()
+    return path if code == DEFAULT or not path.startswith("/") else f"/{code}{path}"
+
+
+def other_languages() -> tuple[str, ...]:
+    """The translated languages (every code but the source's)."""
+    return tuple(c for c in CODES if c != DEFAULT)
+
+
 def languages(request) -> dict:
     """Context processor: ``html_lang`` and ``language_links`` (one per language, this page)."""
     code = current()
