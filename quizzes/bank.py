@@ -13,7 +13,7 @@ from django.db import transaction
 
 from core.rendering import render_inline, render_markdown
 
-from . import kinds, schema
+from . import kinds, schema, translations
 from .models import Option, Question, new_key
 
 
@@ -107,6 +107,8 @@ def save_question(parsed: dict[str, Any], *, origin: str = Question.Origin.FILE)
     for o in options:
         o.question = question
     Option.objects.bulk_create(options)
+    if current is not None:  # its translations follow, stale until brought up to date
+        translations.carry_over(current, question)
     return question
 
 

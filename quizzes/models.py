@@ -108,6 +108,30 @@ class Question(models.Model):
         return i18n.localise_path(path)
 
 
+class QuestionTranslation(models.Model):
+    """One question version's words in another language (quizzes.translations): never a key,
+    so grading, statistics and FSRS cards stay the English question's."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="translations")
+    lang = models.CharField(max_length=10)  # a Django code of settings.LANGUAGES, not "en"
+    #: The translated fields as the file has them (stem, explanation, options: [{text, why}], …).
+    fields = models.JSONField(default=dict)
+    #: The same, rendered and sanitised (core.rendering), ready for the page.
+    html = models.JSONField(default=dict)
+    #: The hash of the English words it was translated from (translations.source_hash): when it
+    #: differs from the English question's, the translation is stale.
+    source_hash = models.CharField(max_length=64, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "lang"], name="one_translation_per_lang")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question_id} in {self.lang}"
+
+
 class Option(models.Model):
     """A choice, an ordering item or a matching pair, with the why that teaches it."""
 

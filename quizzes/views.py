@@ -11,9 +11,10 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core import i18n
 from core.owners import get_owner
 
-from . import grading, presentation, services
+from . import grading, presentation, services, translations
 from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
 from .scenarios import SCENARIOS
@@ -31,9 +32,32 @@ def _attempt(request: HttpRequest, pk: int, mode: str) -> Attempt:
 
 def _response(attempt: Attempt, position: int) -> Response:
     qs = Response.objects.select_related("question").prefetch_related("question__options")
+    # The question's translation for the page's language comes in the same query.
+    qs = translations.with_translation(qs, i18n.current(), prefix="question__")
     response = get_object_or_404(qs, attempt=attempt, position=position)
     response.attempt = attempt  # already loaded: no second query
     return response
+
+
+def _in_page_language(request: HttpRequest, response: Response) -> dict:
+    """Show the question in the page's language where a current translation exists (the
+    learner may flip it to English with ?original=1); its key and grading stay English."""
+    lang = i18n.current()
+    shown = translations.localise(
+        response.question, getattr(response, "tr_html", None), getattr(response, "tr_hash", None),
+        lang,
+    )  # fmt: skip
+    original = request.GET.get("original") == "1" and shown.available
+    if not original:
+        response.question = shown.question  # a copy with the words swapped; nothing is saved
+    return {
+        "lang": i18n.tag(lang),
+        "translated": shown.available and not original,
+        "available": shown.available,
+        "stale": shown.stale,
+        "original": original,
+        "path": request.path,
+    }
 
 
 OOB = ' hx-swap-oob="true"'
@@ -139,6 +163,7 @@ def practice_start(request):
 def practice_question(request, pk: int, position: int):
     attempt = _attempt(request, pk, Attempt.Mode.PRACTICE)
     response = _response(attempt, position)
+    shown_in = _in_page_language(request, response)
     error = ""
     answer = response.answer
     if request.method == "POST" and response.answered and "self_mark" in request.POST:
@@ -164,6 +189,7 @@ def practice_question(request, pk: int, position: int):
         "error": error,
         "form_ctx": presentation.present(response.question, attempt.seed, answer),
         "position": position,
+        "shown_in": shown_in,
         "next_position": position + 1 if position < attempt.question_count else None,
         "brief": {"scenario": SCENARIOS[response.question.scenario]}
         if response.question.scenario in SCENARIOS
@@ -260,6 +286,7 @@ def exam_question(request, pk: int, position: int):
             request, attempt, "Time ran out; your exam was submitted with the answers you saved."
         )
     response = _response(attempt, position)
+    shown_in = _in_page_language(request, response)
     error, answer = "", response.answer
     if request.method == "POST":
         try:
@@ -311,6 +338,7 @@ def exam_question(request, pk: int, position: int):
             "nav_html": _navigator_html(nav, position),
             "brief": _brief(attempt, response, nav),
             "position": position,
+            "shown_in": shown_in,
             "seconds_left": attempt.seconds_left(),
         },
         status=422 if error else 200,

@@ -1,0 +1,360 @@
+"""Question translations: the same question version in another language (issue 16).
+
+A translation carries only the words of a question (stem, explanation, option texts and whys,
+…), never its key: grading, statistics and FSRS cards stay the English question's, one per
+question. Files: ``content/questions/<lang>/<file>.yaml`` (``lang:`` and ``translations:``, each
+entry naming the English ``slug``; docs/QUESTION_FORMAT.md). Each entry may carry ``source:``,
+the hash of the English words it was translated from (``manage.py translations --stamp``); a
+translation whose hash differs from the English question's current words is *stale*: learners
+see the English question until it is brought up to date, and authors see it flagged.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.db.models.fields.json import JSONField
+
+from core import i18n
+from core.rendering import render_inline, render_markdown
+
+from .models import Question, QuestionTranslation
+
+log = logging.getLogger(__name__)
+
+#: Translatable fields: list fields name the keys each of their entries may carry.
+LIST_FIELDS: dict[str, tuple[str, ...]] = {
+    "options": ("text", "why"),
+    "items": ("text", "why"),
+    "pairs": ("left", "right", "why"),
+    "choices": ("why",),
+    "wrong_answers": ("why",),
+    "answers": ("why",),
+}
+TEXT_FIELDS = ("stem", "explanation", "why", "model_answer")
+STRING_LISTS = ("extra_rights",)
+#: Keys an entry may carry besides the translated fields.
+ENTRY_KEYS = ("slug", "source")
+BLOCK_FIELDS = ("stem", "explanation", "model_answer")  # Markdown blocks; the rest is inline
+
+
+class TranslationError(ValueError):
+    """A translation file or entry that cannot be used, naming the file, slug and field."""
+
+
+def english_source(bank: dict[str, Any]) -> dict[str, Any]:
+    """The translatable words of an English question in bank form (what a translation mirrors)."""
+    out: dict[str, Any] = {}
+    for name in TEXT_FIELDS:
+        if isinstance(bank.get(name), str) and (name != "why" or bank.get(name)):
+            out[name] = bank[name]
+    for name, keys in LIST_FIELDS.items():
+        if isinstance(bank.get(name), list):
+            out[name] = [{k: e.get(k, "") for k in keys if k in e} for e in bank[name]]
+    for name in STRING_LISTS:
+        if isinstance(bank.get(name), list) and bank[name]:
+            out[name] = list(bank[name])
+    return out
+
+
+def source_hash(bank: dict[str, Any]) -> str:
+    """The stamp of an English question's words: a translation made from them carries it."""
+    text = json.dumps(english_source(bank), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def question_hash(question: Question) -> str:
+    """:func:`source_hash` of a Question row (uses its prefetched options)."""
+    from .importing import question_to_bank  # importing imports this module for export
+
+    return source_hash(question_to_bank(question))
+
+
+def check_entry(entry: Any, english: dict[str, Any]) -> list[str]:
+    """What is wrong with one translation entry against its English question's bank form:
+    unknown or extra fields, fields the English question lacks, counts that differ."""
+    if not isinstance(entry, dict):
+        return ["an entry must be a mapping with slug and the translated fields"]
+    source = english_source(english)
+    problems = []
+    for name, value in entry.items():
+        if name in ENTRY_KEYS:
+            continue
+        if name not in source:
+            known = name in TEXT_FIELDS or name in LIST_FIELDS or name in STRING_LISTS
+            problems.append(
+                f"{name}: the English question has no {name}"
+                if known
+                else f"{name}: not a translatable field (only words are translated: "
+                f"{', '.join(source)})"
+            )
+            continue
+        if name in TEXT_FIELDS:
+            if not isinstance(value, str) or not value.strip():
+                problems.append(f"{name}: must be a non-empty text")
+            continue
+        if not isinstance(value, list) or len(value) != len(source[name]):
+            count = len(value) if isinstance(value, list) else "no list"
+            problems.append(
+                f"{name}: has {count} entries; the English question has {len(source[name])} "
+                "(same number and order)"
+            )
+            continue
+        for i, item in enumerate(value, start=1):
+            if name in STRING_LISTS:
+                if not isinstance(item, str) or not item.strip():
+                    problems.append(f"{name}[{i}]: must be a non-empty text")
+                continue
+            if not isinstance(item, dict):
+                problems.append(f"{name}[{i}]: must be a mapping of {', '.join(LIST_FIELDS[name])}")
+                continue
+            wanted = set(source[name][i - 1])
+            for key, text in item.items():
+                if key not in wanted:
+                    allowed = ", ".join(sorted(wanted))
+                    problems.append(f"{name}[{i}].{key}: not translated here (allowed: {allowed})")
+                elif not isinstance(text, str) or not text.strip():
+                    problems.append(f"{name}[{i}].{key}: must be a non-empty text")
+    return problems
+
+
+def render(entry: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The HTML of a checked entry, rendered and sanitised as the English question's is
+    (bank._build: a json question's why is inline, a fix question's a block)."""
+    out: dict[str, Any] = {}
+    for name in TEXT_FIELDS:
+        if name in entry:
+            text = entry[name]
+            block = name in BLOCK_FIELDS or (name == "why" and kind == "fix")
+            out[name] = render_markdown(text).html if block else render_inline(text)
+    for name in LIST_FIELDS:
+        if name in entry:
+            out[name] = [{k: render_inline(v) for k, v in item.items()} for item in entry[name]]
+    for name in STRING_LISTS:
+        if name in entry:
+            out[name] = list(entry[name])
+            out[f"{name}_html"] = [render_inline(t) for t in entry[name]]
+    return out
+
+
+def fields_of(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
+
+
+# ------------------------------------------------------------------------------ loading
+
+
+@dataclass
+class TranslationReport:
+    loaded: list[str] = field(default_factory=list)  # "pl:slug"
+    stale: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # skipped, with the reason
+    problems: list[str] = field(default_factory=list)  # invalid entries: file, slug, field
+
+
+def translation_files(content_dir: Path) -> list[tuple[str, Path]]:
+    """(lang, path) of every question translation file, in a stable order."""
+    out = []
+    for lang in i18n.other_languages():
+        folder = Path(content_dir) / "questions" / lang
+        out.extend((lang, p) for p in sorted(folder.glob("*.yaml")))
+    return out
+
+
+def read_file(path: Path, lang: str) -> list[dict[str, Any]]:
+    """The entries of one translation file; a TranslationError names what is wrong."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise TranslationError(f"{path}: not valid YAML: {e}") from e
+    if not isinstance(data, dict) or not isinstance(data.get("translations"), list):
+        raise TranslationError(f"{path}: needs `lang: {lang}` and a `translations:` list")
+    if data.get("lang") != lang:
+        raise TranslationError(
+            f"{path}: says lang {data.get('lang')!r}, but lives in the {lang!r} folder"
+        )
+    return data["translations"]
+
+
+@transaction.atomic
+def load_translations(content_dir: Path) -> TranslationReport:
+    """Upsert every valid translation onto the current version of its English question.
+
+    An unknown slug is skipped with a warning and an invalid entry reported (file, slug,
+    field); neither stops the others. A file entry without ``source:`` keeps the stamp the
+    translation already had (so an English edit still shows as stale), or, new, takes the
+    English question's current one.
+    """
+    from .importing import question_to_bank
+
+    report = TranslationReport()
+    current = {q.slug: q for q in Question.objects.current().prefetch_related("options")}
+    existing = {
+        (t.question_id, t.lang): t
+        for t in QuestionTranslation.objects.filter(question__in=current.values())
+    }
+    english_cache: dict[str, dict] = {}
+    for lang, path in translation_files(content_dir):
+        try:
+            entries = read_file(path, lang)
+        except TranslationError as e:
+            report.problems.append(str(e))
+            continue
+        for n, entry in enumerate(entries, start=1):
+            slug = entry.get("slug") if isinstance(entry, dict) else None
+            question = current.get(slug) if isinstance(slug, str) else None
+            if question is None:
+                report.warnings.append(f"{path.name}: entry {n}: no English question {slug!r}")
+                continue
+            if slug not in english_cache:
+                english_cache[slug] = question_to_bank(question)
+            problems = check_entry(entry, english_cache[slug])
+            if problems:
+                report.problems.extend(f"{path}: {slug}: {p}" for p in problems)
+                continue
+            now = source_hash(english_cache[slug])
+            row = existing.get((question.pk, lang))
+            stamp = str(entry.get("source") or (row.source_hash if row else now))
+            values = {
+                "fields": fields_of(entry),
+                "html": render(entry, question.kind),
+                "source_hash": stamp,
+            }
+            if row is None:
+                QuestionTranslation.objects.create(question=question, lang=lang, **values)
+            elif any(getattr(row, k) != v for k, v in values.items()):
+                for k, v in values.items():
+                    setattr(row, k, v)
+                row.save()
+            report.loaded.append(f"{lang}:{slug}")
+            if stamp != now:
+                report.stale.append(f"{lang}:{slug}")
+    for warning in report.warnings:
+        log.warning("translation skipped: %s", warning)
+    return report
+
+
+def carry_over(previous: Question, new: Question) -> None:
+    """A new English version keeps its translations, with their old stamps: they show as stale
+    until a translator brings them up to date (bank.save_question calls this)."""
+    rows = [
+        QuestionTranslation(
+            question=new, lang=t.lang, fields=t.fields, html=t.html, source_hash=t.source_hash
+        )
+        for t in previous.translations.all()
+    ]
+    QuestionTranslation.objects.bulk_create(rows)
+
+
+# ------------------------------------------------------------------------------ showing
+
+
+def with_translation(queryset, lang: str, prefix: str = ""):
+    """Annotate each row with its question's translation in ``lang`` (``tr_html``, ``tr_hash``):
+    subqueries in the same SELECT, so a translated page runs the same queries as an English one.
+    ``prefix`` reaches the question (``"question__"`` from responses)."""
+    if lang == i18n.DEFAULT:
+        return queryset
+    ref = OuterRef(prefix.removesuffix("__") if prefix else "pk")
+    rows = QuestionTranslation.objects.filter(question=ref, lang=lang)
+    return queryset.annotate(
+        tr_html=Subquery(rows.values("html")[:1], output_field=JSONField()),
+        tr_hash=Subquery(rows.values("source_hash")[:1]),
+    )
+
+
+@dataclass
+class Shown:
+    """Which words a page shows for a question: ``lang`` is what it is shown in."""
+
+    question: Question
+    lang: str
+    available: bool = False  # a current translation exists for the page's language
+    stale: bool = False  # one exists but was made from older English words
+
+
+def localise(question: Question, html: dict | None, stamp: str | None, lang: str) -> Shown:
+    """The question as the page should show it: a copy carrying the translation's HTML when a
+    current one exists, else the question itself. Keys, correct flags, data and grading are
+    the English question's; nothing is saved."""
+    if lang == i18n.DEFAULT or not html:
+        return Shown(question, i18n.DEFAULT)
+    if stamp != question_hash(question):
+        return Shown(question, i18n.DEFAULT, stale=True)
+    shown = copy.copy(question)
+    shown.stem_html = html.get("stem", question.stem_html)
+    shown.explanation_html = html.get("explanation", question.explanation_html)
+    options = [copy.copy(o) for o in question.options.all()]
+    rows = html.get("options") or html.get("items") or html.get("pairs") or html.get("choices")
+    for option, words in zip(options, rows or [], strict=False):
+        option.text_html = words.get("text", words.get("left", option.text_html))
+        option.why_html = words.get("why", option.why_html)
+    data = copy.deepcopy(question.data or {})
+    _localise_data(question, data, html, options)
+    shown.data = data
+    queryset = question.options.all()
+    queryset._result_cache = options
+    queryset._prefetch_done = True
+    shown._prefetched_objects_cache = {"options": queryset}
+    shown._state = copy.copy(question._state)
+    return Shown(shown, lang, available=True)
+
+
+def _localise_data(question: Question, data: dict, html: dict, options: list) -> None:
+    if "why" in html:
+        data["why_html"] = html["why"]
+    for name in ("wrong_answers", "answers"):
+        for row, words in zip(data.get(name, []), html.get(name, []), strict=False):
+            row["why_html"] = words.get("why", row.get("why_html", ""))
+    if "model_answer" in html:
+        data["model_answer_html"] = html["model_answer"]
+    if question.kind == "matching":
+        # English right-hand text -> its translation (pairs first, then the extra ones).
+        rights = {}
+        for option, words in zip(question.options.all(), html.get("pairs", []), strict=False):
+            key = option.match
+            if key and "right" in words:
+                rights[key] = words["right"]
+        extras = dict(
+            zip(data.get("extra_rights", []), html.get("extra_rights_html", []), strict=False)
+        )
+        for r in data.get("rights", []):
+            if r["key"] in rights:
+                r["html"] = rights[r["key"]]
+            elif r["text"] in extras:
+                r["html"] = extras[r["text"]]
+
+
+def status_by_question(questions, langs=None) -> dict[int, dict[str, str]]:
+    """For authors: question pk -> {lang: "ok" | "stale" | "missing"}; one query for all."""
+    langs = langs or i18n.other_languages()
+    questions = list(questions)
+    found: dict[tuple[int, str], str] = {
+        (t.question_id, t.lang): t.source_hash
+        for t in QuestionTranslation.objects.filter(question__in=questions, lang__in=langs).only(
+            "question_id", "lang", "source_hash"
+        )
+    }
+    out = {}
+    for q in questions:
+        now = question_hash(q)
+        out[q.pk] = {
+            lang: (
+                "missing"
+                if (q.pk, lang) not in found
+                else "ok"
+                if found[(q.pk, lang)] == now
+                else "stale"
+            )
+            for lang in langs
+        }
+    return out

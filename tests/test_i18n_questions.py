@@ -1,0 +1,155 @@
+"""Questions in four languages: one question, one key; the words change with the page's language."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from core.owners import Owner
+from progress.models import ConceptCard
+from quizzes import bank, services, translations
+from quizzes.importing import question_to_bank
+from quizzes.models import Question, QuestionTranslation, Response
+
+from .i18n_content import copy_fixture
+
+PL_STEM = "Co pętla robi dalej?"
+ZH_STEM = "循环接下来做什么？"
+EN_STEM = "What does the loop do next?"
+
+
+@pytest.fixture
+def content(db, tmp_path, settings):
+    settings.CONTENT_DIR = copy_fixture(tmp_path)
+    call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
+    return settings.CONTENT_DIR
+
+
+@pytest.fixture
+def attempt(content, learner, client):
+    client.force_login(learner)
+    return services.practice_start(owner=Owner(learner, ""), subtopics=[], which="all", count=2)
+
+
+def position_of(attempt, slug: str) -> int:
+    return Response.objects.get(attempt=attempt, question__slug=slug).position
+
+
+def right_choice(slug: str) -> str:
+    q = Question.objects.current().get(slug=slug)
+    return next(o.key for o in q.options.all() if o.correct)
+
+
+def test_loadcontent_attaches_each_translation_to_the_current_english_version(content):
+    rows = QuestionTranslation.objects.select_related("question")
+    assert sorted((t.question.slug, t.lang) for t in rows) == [
+        ("mini-exit", "pl"), ("mini-exit", "zh-hans"),
+        ("mini-order", "pl"), ("mini-order", "zh-hans"),
+    ]  # fmt: skip
+    assert all(t.question.is_current for t in rows)
+    assert all(t.source_hash == translations.question_hash(t.question) for t in rows)
+
+
+def test_the_practice_page_shows_the_question_in_the_page_language(client, attempt):
+    n = position_of(attempt, "mini-exit")
+    for prefix, stem, option in [
+        ("", EN_STEM, "Return the text to the user"),
+        ("/pl", PL_STEM, "Zwraca tekst użytkownikowi"),
+        ("/zh-hans", ZH_STEM, "把这段文本返回给用户"),
+    ]:
+        html = client.get(f"{prefix}/practice/{attempt.pk}/{n}/").content.decode()
+        assert stem in html and option in html, prefix
+    # Traditional Chinese has no translation here: the English question.
+    assert EN_STEM in client.get(f"/zh-hant/practice/{attempt.pk}/{n}/").content.decode()
+
+
+def test_show_in_english_keeps_the_place_and_answers_nothing(client, attempt):
+    n = position_of(attempt, "mini-exit")
+    url = f"/pl/practice/{attempt.pk}/{n}/"
+    page = client.get(url).content.decode()
+    assert f'href="{url}?original=1#q-heading"' in page
+    english = client.get(url + "?original=1").content.decode()
+    assert EN_STEM in english and PL_STEM not in english
+    assert '<html lang="pl"' in english  # the interface stays Polish
+    assert f'href="{url}#q-heading"' in english  # and back
+    assert 'id="feedback"' not in english and 'id="feedback"' not in page  # nothing revealed
+    assert Response.objects.get(attempt=attempt, position=n).answered_at is None
+
+
+def test_grading_and_statistics_are_the_same_in_every_language(client, content, learner):
+    owner = Owner(learner, "")
+    client.force_login(learner)
+    scores = []
+    for prefix in ("", "/pl", "/zh-hans"):
+        attempt = services.practice_start(owner=owner, subtopics=[], which="all", count=2)
+        n = position_of(attempt, "mini-exit")
+        response = client.post(
+            f"{prefix}/practice/{attempt.pk}/{n}/", {"choice": right_choice("mini-exit")}
+        )
+        assert response.status_code == 200
+        r = Response.objects.get(attempt=attempt, position=n)
+        scores.append((r.score, r.is_correct, r.question_id))
+    assert len(set(scores)) == 1 and scores[0][:2] == (1.0, True)
+    # One question, one version, one FSRS card: the language made no second of anything.
+    assert Question.objects.filter(slug="mini-exit").count() == 1
+    concept = Question.objects.get(slug="mini-exit").concept
+    assert ConceptCard.objects.filter(user=learner, concept=concept).count() == 1
+
+
+def test_a_wrong_answer_in_polish_gets_the_polish_why(client, attempt):
+    n = position_of(attempt, "mini-exit")
+    q = Question.objects.current().get(slug="mini-exit")
+    wrong = next(o.key for o in q.options.all() if not o.correct)
+    html = client.post(f"/pl/practice/{attempt.pk}/{n}/", {"choice": wrong}).content.decode()
+    assert "Pętla rozgałęzia się według" in html or "API już to powiedziało" in html
+    r = Response.objects.get(attempt=attempt, position=n)
+    assert r.score == 0 and r.is_correct is False
+
+
+def test_an_english_edit_makes_the_translation_stale_and_learners_see_english(client, attempt):
+    q = Question.objects.current().prefetch_related("options").get(slug="mini-exit")
+    parsed = question_to_bank(q)
+    parsed["stem"] = parsed["stem"].replace("Let me check", "One moment, let me check")
+    parsed["data"] = {}
+    edited = bank.save_question(_parsed(parsed), origin=Question.Origin.BROWSER)
+    assert edited.version == 2
+    carried = QuestionTranslation.objects.get(question=edited, lang="pl")
+    status = translations.status_by_question(Question.objects.current().prefetch_related("options"))
+    assert status[edited.pk] == {"zh-hans": "stale", "zh-hant": "missing", "pl": "stale"}
+    assert carried.source_hash != translations.question_hash(edited)
+    # A new attempt draws the new version: Polish pages show it in English, with a notice.
+    other = services.practice_start(
+        owner=attempt_owner(attempt), subtopics=[], which="all", count=2
+    )
+    n = position_of(other, "mini-exit")
+    html = client.get(f"/pl/practice/{other.pk}/{n}/").content.decode()
+    assert "One moment, let me check" in html and PL_STEM not in html
+    assert "translation-toggle" in html
+
+
+def attempt_owner(attempt):
+    return Owner(attempt.user, "")
+
+
+def _parsed(bank_form: dict) -> dict:
+    """Bank form back through the schema, as the editor does."""
+    from quizzes import schema
+
+    parsed, problems = schema.check_question(
+        {k: v for k, v in bank_form.items() if k != "data"}, "edit"
+    )
+    assert not problems, problems
+    return parsed
+
+
+def test_the_question_page_runs_the_same_queries_in_every_language(
+    client, attempt, django_assert_num_queries
+):
+    n = position_of(attempt, "mini-exit")
+    client.get(f"/practice/{attempt.pk}/{n}/")  # warm: session and content caches
+    # session, user, attempt, response + question + its translation (subqueries), options
+    for prefix in ("", "/pl", "/zh-hant"):
+        with django_assert_num_queries(5):
+            assert client.get(f"{prefix}/practice/{attempt.pk}/{n}/").status_code == 200
