@@ -75,4 +75,10 @@ def languages(request) -> dict:
             }
         )
     prefixes = " ".join(f"{base}/{c}" for c in CODES if c != DEFAULT)
-    return {"html_lang": tag(code), "language_links": links, "language_prefixes": prefixes}
+    english = next(link["url"] for link in links if link["code"] == DEFAULT)
+    return {
+        "html_lang": tag(code),
+        "language_links": links,
+        "language_prefixes": prefixes,
+        "page_in_english": english,
+    }

@@ -52,17 +52,25 @@ class TranslationError(ValueError):
 
 
 def english_source(bank: dict[str, Any]) -> dict[str, Any]:
-    """The translatable words of an English question in bank form (what a translation mirrors)."""
+    """The translatable words of an English question in bank form (what a translation mirrors),
+    trimmed as the schema trims them, so a file and its loaded question give the same words."""
+
+    def words(value: Any) -> str:
+        return value.strip() if isinstance(value, str) else ""
+
     out: dict[str, Any] = {}
     for name in TEXT_FIELDS:
-        if isinstance(bank.get(name), str) and (name != "why" or bank.get(name)):
-            out[name] = bank[name]
+        if isinstance(bank.get(name), str) and words(bank[name]):
+            out[name] = words(bank[name])
     for name, keys in LIST_FIELDS.items():
         if isinstance(bank.get(name), list):
-            out[name] = [{k: e.get(k, "") for k in keys if k in e} for e in bank[name]]
+            out[name] = [
+                {k: words(e.get(k)) for k in keys if k in e} if isinstance(e, dict) else {}
+                for e in bank[name]
+            ]
     for name in STRING_LISTS:
         if isinstance(bank.get(name), list) and bank[name]:
-            out[name] = list(bank[name])
+            out[name] = [words(v) for v in bank[name]]
     return out
 
 

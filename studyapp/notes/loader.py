@@ -17,6 +17,7 @@ from core import i18n
 from core.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
+from .structure import note_hash
 
 TODAY_MARKER_RE = re.compile(r"^\[\[today:([^\]]*)\]\]\s*$", re.MULTILINE)
 
@@ -52,6 +53,10 @@ class Note:
     lang: str = "en"
     body: str = ""  # the Markdown, for the structure check (studyapp/notes/structure.py)
     meta: dict = field(default_factory=dict, repr=False)
+    #: structure.note_hash of this file: what a translation of it records as translated_from.
+    source_hash: str = ""
+    #: A translation whose English note changed since it was stamped (``notes_in`` sets it).
+    stale: bool = False
 
 
 def parse_note(path: Path) -> Note:
@@ -111,6 +116,7 @@ def parse_note(path: Path) -> Note:
         check_yourself=list(check),
         body=body,
         meta=meta,
+        source_hash=note_hash(text),
     )
 
 
@@ -274,6 +280,8 @@ def notes_in(lang: str | None = None) -> dict[str, Note]:
         for i, note in enumerate(ordered):
             note.previous = ordered[i - 1] if i else None
             note.next = ordered[i + 1] if i + 1 < len(ordered) else None
+            stamp = note.meta.get("translated_from") if note.lang == lang else None
+            note.stale = bool(stamp) and stamp != english[note.slug].source_hash
         notes = {n.slug: n for n in ordered}
         _merged[lang] = (key, notes)
     return notes
