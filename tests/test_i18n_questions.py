@@ -6,6 +6,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from core.owners import Owner
 from progress.models import ConceptCard
@@ -153,3 +154,76 @@ def test_the_question_page_runs_the_same_queries_in_every_language(
     for prefix in ("", "/pl", "/zh-hant"):
         with django_assert_num_queries(5):
             assert client.get(f"{prefix}/practice/{attempt.pk}/{n}/").status_code == 200
+
+
+def _write_pl(content, body: str) -> None:
+    (content / "questions" / "pl" / "mini.yaml").write_text(body, encoding="utf-8")
+
+
+BROKEN = [
+    (
+        "mini-exit", "    options:\n      - {text: a, why: b}\n",
+        "options: has 1 entries; the English question has 3",
+    ),
+    (
+        "mini-exit", "    options:\n" + "      - {text: a, why: b, correct: true}\n" * 3,
+        "options[1].correct: not translated here",
+    ),
+    ("mini-exit", "    family: ends-on-text\n", "family: not a translatable field"),
+    (
+        "mini-order", "    options:\n" + "      - {text: a, why: b}\n" * 3,
+        "options: the English question has no options",
+    ),
+    ("mini-order", "    stem: ''\n", "stem: must be a non-empty text"),
+]  # fmt: skip
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("slug", "extra", "message"), BROKEN)
+def test_loadcontent_names_the_file_slug_and_field_of_a_bad_translation(
+    tmp_path, settings, slug, extra, message
+):
+    content = copy_fixture(tmp_path)
+    settings.CONTENT_DIR = content
+    _write_pl(content, f"lang: pl\ntranslations:\n  - slug: {slug}\n{extra}")
+    err = StringIO()
+    call_command("loadcontent", stdout=StringIO(), stderr=err)
+    assert f"questions/pl/mini.yaml: {slug}: {message}" in err.getvalue()
+    assert not QuestionTranslation.objects.filter(lang="pl").exists()
+    # the other language's translations still load
+    assert QuestionTranslation.objects.filter(lang="zh-hans").count() == 2
+
+
+@pytest.mark.django_db
+def test_an_unknown_slug_is_skipped_with_a_warning_and_the_rest_loads(tmp_path, settings):
+    content = copy_fixture(tmp_path)
+    settings.CONTENT_DIR = content
+    text = (content / "questions" / "pl" / "mini.yaml").read_text()
+    _write_pl(
+        content, text.replace("translations:\n", "translations:\n  - slug: no-such\n    stem: x\n")
+    )
+    err = StringIO()
+    call_command("loadcontent", stdout=StringIO(), stderr=err)
+    assert (
+        "skipped translation: mini.yaml: entry 1: no English question 'no-such'" in err.getvalue()
+    )
+    assert QuestionTranslation.objects.filter(lang="pl").count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("lang: de\ntranslations: []\n", "says lang 'de', but lives in the 'pl' folder"),
+        ("lang: pl\n", "needs `lang: pl` and a `translations:` list"),
+        ("lang: pl\ntranslations: [\n", "not valid YAML"),
+    ],
+)
+def test_a_bad_translation_file_is_reported_not_a_crash(tmp_path, settings, text, message):
+    settings.CONTENT_DIR = copy_fixture(tmp_path)
+    _write_pl(settings.CONTENT_DIR, text)
+    err = StringIO()
+    call_command("loadcontent", stdout=StringIO(), stderr=err)
+    assert message in err.getvalue()
+    with pytest.raises(CommandError):
+        call_command("loadcontent", "--strict", stdout=StringIO(), stderr=StringIO())
