@@ -121,6 +121,9 @@ class QuestionTranslation(models.Model):
     #: The hash of the English words it was translated from (translations.source_hash): when it
     #: differs from the English question's, the translation is stale.
     source_hash = models.CharField(max_length=64, blank=True)
+    #: source_hash differs from its question version's words (a version never changes, so this
+    #: is settled when the row is written: loaded, or carried over to a new English version).
+    is_stale = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

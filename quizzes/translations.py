@@ -236,6 +236,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
                 "fields": fields_of(entry),
                 "html": render(entry, question.kind),
                 "source_hash": stamp,
+                "is_stale": stamp != now,
             }
             if row is None:
                 QuestionTranslation.objects.create(question=question, lang=lang, **values)
@@ -254,20 +255,24 @@ def load_translations(content_dir: Path) -> TranslationReport:
 def carry_over(previous: Question, new: Question) -> None:
     """A new English version keeps its translations, with their old stamps: they show as stale
     until a translator brings them up to date (bank.save_question calls this)."""
-    rows = [
+    carried = list(previous.translations.all())
+    if not carried:
+        return
+    now = question_hash(new)
+    QuestionTranslation.objects.bulk_create(
         QuestionTranslation(
-            question=new, lang=t.lang, fields=t.fields, html=t.html, source_hash=t.source_hash
+            question=new, lang=t.lang, fields=t.fields, html=t.html, source_hash=t.source_hash,
+            is_stale=t.source_hash != now,
         )
-        for t in previous.translations.all()
-    ]
-    QuestionTranslation.objects.bulk_create(rows)
+        for t in carried
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ showing
 
 
 def with_translation(queryset, lang: str, prefix: str = ""):
-    """Annotate each row with its question's translation in ``lang`` (``tr_html``, ``tr_hash``):
+    """Annotate each row with its question's translation in ``lang`` (``tr_html``, ``tr_stale``):
     subqueries in the same SELECT, so a translated page runs the same queries as an English one.
     ``prefix`` reaches the question (``"question__"`` from responses)."""
     if lang == i18n.DEFAULT:
@@ -276,7 +281,7 @@ def with_translation(queryset, lang: str, prefix: str = ""):
     rows = QuestionTranslation.objects.filter(question=ref, lang=lang)
     return queryset.annotate(
         tr_html=Subquery(rows.values("html")[:1], output_field=JSONField()),
-        tr_hash=Subquery(rows.values("source_hash")[:1]),
+        tr_stale=Subquery(rows.values("is_stale")[:1]),
     )
 
 
@@ -290,13 +295,13 @@ class Shown:
     stale: bool = False  # one exists but was made from older English words
 
 
-def localise(question: Question, html: dict | None, stamp: str | None, lang: str) -> Shown:
+def localise(question: Question, html: dict | None, stale: bool | None, lang: str) -> Shown:
     """The question as the page should show it: a copy carrying the translation's HTML when a
     current one exists, else the question itself. Keys, correct flags, data and grading are
     the English question's; nothing is saved."""
     if lang == i18n.DEFAULT or not html:
         return Shown(question, i18n.DEFAULT)
-    if stamp != question_hash(question):
+    if stale:
         return Shown(question, i18n.DEFAULT, stale=True)
     shown = copy.copy(question)
     shown.stem_html = html.get("stem", question.stem_html)
@@ -345,24 +350,17 @@ def _localise_data(question: Question, data: dict, html: dict, options: list) ->
 def status_by_question(questions, langs=None) -> dict[int, dict[str, str]]:
     """For authors: question pk -> {lang: "ok" | "stale" | "missing"}; one query for all."""
     langs = langs or i18n.other_languages()
-    questions = list(questions)
-    found: dict[tuple[int, str], str] = {
-        (t.question_id, t.lang): t.source_hash
-        for t in QuestionTranslation.objects.filter(question__in=questions, lang__in=langs).only(
-            "question_id", "lang", "source_hash"
-        )
+    pks = [q.pk for q in questions]
+    found = {
+        (pk, lang): stale
+        for pk, lang, stale in QuestionTranslation.objects.filter(
+            question_id__in=pks, lang__in=langs
+        ).values_list("question_id", "lang", "is_stale")
     }
-    out = {}
-    for q in questions:
-        now = question_hash(q)
-        out[q.pk] = {
-            lang: (
-                "missing"
-                if (q.pk, lang) not in found
-                else "ok"
-                if found[(q.pk, lang)] == now
-                else "stale"
-            )
+    return {
+        pk: {
+            lang: "missing" if (pk, lang) not in found else ("stale" if found[(pk, lang)] else "ok")
             for lang in langs
         }
-    return out
+        for pk in pks
+    }

@@ -44,7 +44,7 @@ def _in_page_language(request: HttpRequest, response: Response) -> dict:
     learner may flip it to English with ?original=1); its key and grading stay English."""
     lang = i18n.current()
     shown = translations.localise(
-        response.question, getattr(response, "tr_html", None), getattr(response, "tr_hash", None),
+        response.question, getattr(response, "tr_html", None), getattr(response, "tr_stale", None),
         lang,
     )  # fmt: skip
     original = request.GET.get("original") == "1" and shown.available

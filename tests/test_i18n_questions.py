@@ -227,3 +227,21 @@ def test_a_bad_translation_file_is_reported_not_a_crash(tmp_path, settings, text
     assert message in err.getvalue()
     with pytest.raises(CommandError):
         call_command("loadcontent", "--strict", stdout=StringIO(), stderr=StringIO())
+
+
+def test_authors_see_missing_and_stale_translations_per_language(client, content, instructor):
+    client.force_login(instructor)
+    listing = client.get("/author/?q=mini").content.decode()
+    assert "zh-Hant</span>: missing" in listing and "pl</span>: stale" not in listing
+    q = Question.objects.current().prefetch_related("options").get(slug="mini-exit")
+    parsed = question_to_bank(q)
+    parsed["explanation"] += "\nAnd keep a cap as a safety net."
+    bank.save_question(_parsed(parsed), origin=Question.Origin.BROWSER)
+    listing = client.get("/author/?q=mini").content.decode()
+    row = listing[listing.index("mini-exit") : listing.index("mini-order")]
+    assert "pl</span>: stale" in row and "zh-Hans</span>: stale" in row
+    editor = client.get("/author/questions/mini-exit/edit/").content.decode()
+    assert "stale: the English words changed since it was translated" in editor
+    # The untouched question is still current in both languages.
+    order = client.get("/author/questions/mini-order/edit/").content.decode()
+    assert order.count("up to date") == 2
