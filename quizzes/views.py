@@ -422,9 +422,13 @@ def exam_results(request, pk: int):
     show = request.GET.get("show", "all")
     if show not in REVIEW_FILTERS:
         show = "all"
-    responses = list(
-        attempt.responses.select_related("question").prefetch_related("question__options")
-    )
+    lang = i18n.current()
+    rows = attempt.responses.select_related("question").prefetch_related("question__options")
+    responses = list(translations.with_translation(rows, lang, prefix="question__"))
+    for r in responses:  # each in the page's language where a current translation exists
+        r.question = translations.localise(
+            r.question, getattr(r, "tr_html", None), getattr(r, "tr_stale", None), lang
+        ).question
     review = [
         {
             "response": r,

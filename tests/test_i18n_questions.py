@@ -245,3 +245,16 @@ def test_authors_see_missing_and_stale_translations_per_language(client, content
     # The untouched question is still current in both languages.
     order = client.get("/author/questions/mini-order/edit/").content.decode()
     assert order.count("up to date") == 2
+
+
+def test_exam_results_show_the_feedback_in_the_page_language(client, content, learner):
+    client.force_login(learner)
+    attempt = services.exam_start(owner=Owner(learner, ""), count=2)
+    n = position_of(attempt, "mini-exit")
+    client.post(f"/pl/exam/{attempt.pk}/q/{n}/", {"choice": right_choice("mini-exit")})
+    assert PL_STEM in client.get(f"/pl/exam/{attempt.pk}/q/{n}/").content.decode()
+    services.attempt_submit(attempt=attempt)
+    polish = client.get(f"/pl/exam/{attempt.pk}/results/").content.decode()
+    assert PL_STEM in polish and "Tura nie jest skończona" in polish
+    english = client.get(f"/exam/{attempt.pk}/results/").content.decode()
+    assert EN_STEM in english and PL_STEM not in english
