@@ -28,7 +28,8 @@ class LoadReport:
 
 
 def content_hash(parsed: dict[str, Any]) -> str:
-    clean = {k: v for k, v in parsed.items() if k not in ("line", "file")}
+    # Translations are not the question's words: changing one never makes a new version.
+    clean = {k: v for k, v in parsed.items() if k not in ("line", "file", "translations")}
     return hashlib.sha256(json.dumps(clean, sort_keys=True).encode()).hexdigest()
 
 

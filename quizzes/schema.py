@@ -16,7 +16,7 @@ import yaml
 
 from studyapp.agentloop import bounded, catalogue, models
 
-from . import kinds
+from . import kinds, translation_rules
 from .scenarios import SCENARIO_CHOICES
 
 KINDS = (
@@ -261,6 +261,7 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         _check_json(c, q, out)
     elif kind == "fix":
         _check_fix(c, q, out)
+    _check_translations(c, q, out)
     today = q.get("today")
     if today is not None:  # optional: what today's models do, shown after answering
         if not isinstance(today, str) or today not in models.CHANGES:
@@ -481,6 +482,33 @@ def _check_fix(c: _Checker, q: dict, out: dict) -> None:
             "why": c.text(q, "why"),
         }
     )
+
+
+#: The translated languages a YAML export may carry (settings.LANGUAGES without English).
+TRANSLATED_LANGUAGES = ("zh-hans", "zh-hant", "pl")
+
+
+def _check_translations(c: _Checker, q: dict, out: dict) -> None:
+    """An export's ``translations: {lang: {...}}``: checked against this question's words and
+    kept beside the parsed form (outside its content hash: a translation is not a new version)."""
+    value = q.get("translations")
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        c.err("translations must map a language code to that language's words")
+        return
+    kept = {}
+    for lang, entry in value.items():
+        if lang not in TRANSLATED_LANGUAGES:
+            c.err(f"translations: unknown language {lang!r} ({', '.join(TRANSLATED_LANGUAGES)})")
+            continue
+        problems = translation_rules.check_entry(_plain(entry), _plain(q))
+        for problem in problems:
+            c.err(f"translations.{lang}.{problem}")
+        if not problems:
+            kept[lang] = _plain(entry)
+    if kept:
+        out["translations"] = kept
 
 
 def parse_text(text: str, file: str = "<text>") -> Result:

@@ -12,8 +12,6 @@ see the English question until it is brought up to date, and authors see it flag
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,56 +26,19 @@ from core import i18n
 from core.rendering import render_inline, render_markdown
 
 from .models import Question, QuestionTranslation
+from .translation_rules import (  # noqa: F401 - the public names live here too
+    BLOCK_FIELDS,
+    ENTRY_KEYS,
+    LIST_FIELDS,
+    STRING_LISTS,
+    TEXT_FIELDS,
+    TranslationError,
+    check_entry,
+    english_source,
+    source_hash,
+)
 
 log = logging.getLogger(__name__)
-
-#: Translatable fields: list fields name the keys each of their entries may carry.
-LIST_FIELDS: dict[str, tuple[str, ...]] = {
-    "options": ("text", "why"),
-    "items": ("text", "why"),
-    "pairs": ("left", "right", "why"),
-    "choices": ("why",),
-    "wrong_answers": ("why",),
-    "answers": ("why",),
-}
-TEXT_FIELDS = ("stem", "explanation", "why", "model_answer")
-STRING_LISTS = ("extra_rights",)
-#: Keys an entry may carry besides the translated fields.
-ENTRY_KEYS = ("slug", "source")
-BLOCK_FIELDS = ("stem", "explanation", "model_answer")  # Markdown blocks; the rest is inline
-
-
-class TranslationError(ValueError):
-    """A translation file or entry that cannot be used, naming the file, slug and field."""
-
-
-def english_source(bank: dict[str, Any]) -> dict[str, Any]:
-    """The translatable words of an English question in bank form (what a translation mirrors),
-    trimmed as the schema trims them, so a file and its loaded question give the same words."""
-
-    def words(value: Any) -> str:
-        return value.strip() if isinstance(value, str) else ""
-
-    out: dict[str, Any] = {}
-    for name in TEXT_FIELDS:
-        if isinstance(bank.get(name), str) and words(bank[name]):
-            out[name] = words(bank[name])
-    for name, keys in LIST_FIELDS.items():
-        if isinstance(bank.get(name), list):
-            out[name] = [
-                {k: words(e.get(k)) for k in keys if k in e} if isinstance(e, dict) else {}
-                for e in bank[name]
-            ]
-    for name in STRING_LISTS:
-        if isinstance(bank.get(name), list) and bank[name]:
-            out[name] = [words(v) for v in bank[name]]
-    return out
-
-
-def source_hash(bank: dict[str, Any]) -> str:
-    """The stamp of an English question's words: a translation made from them carries it."""
-    text = json.dumps(english_source(bank), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def question_hash(question: Question) -> str:
@@ -85,54 +46,6 @@ def question_hash(question: Question) -> str:
     from .importing import question_to_bank  # importing imports this module for export
 
     return source_hash(question_to_bank(question))
-
-
-def check_entry(entry: Any, english: dict[str, Any]) -> list[str]:
-    """What is wrong with one translation entry against its English question's bank form:
-    unknown or extra fields, fields the English question lacks, counts that differ."""
-    if not isinstance(entry, dict):
-        return ["an entry must be a mapping with slug and the translated fields"]
-    source = english_source(english)
-    problems = []
-    for name, value in entry.items():
-        if name in ENTRY_KEYS:
-            continue
-        if name not in source:
-            known = name in TEXT_FIELDS or name in LIST_FIELDS or name in STRING_LISTS
-            problems.append(
-                f"{name}: the English question has no {name}"
-                if known
-                else f"{name}: not a translatable field (only words are translated: "
-                f"{', '.join(source)})"
-            )
-            continue
-        if name in TEXT_FIELDS:
-            if not isinstance(value, str) or not value.strip():
-                problems.append(f"{name}: must be a non-empty text")
-            continue
-        if not isinstance(value, list) or len(value) != len(source[name]):
-            count = len(value) if isinstance(value, list) else "no list"
-            problems.append(
-                f"{name}: has {count} entries; the English question has {len(source[name])} "
-                "(same number and order)"
-            )
-            continue
-        for i, item in enumerate(value, start=1):
-            if name in STRING_LISTS:
-                if not isinstance(item, str) or not item.strip():
-                    problems.append(f"{name}[{i}]: must be a non-empty text")
-                continue
-            if not isinstance(item, dict):
-                problems.append(f"{name}[{i}]: must be a mapping of {', '.join(LIST_FIELDS[name])}")
-                continue
-            wanted = set(source[name][i - 1])
-            for key, text in item.items():
-                if key not in wanted:
-                    allowed = ", ".join(sorted(wanted))
-                    problems.append(f"{name}[{i}].{key}: not translated here (allowed: {allowed})")
-                elif not isinstance(text, str) or not text.strip():
-                    problems.append(f"{name}[{i}].{key}: must be a non-empty text")
-    return problems
 
 
 def render(entry: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -156,6 +69,52 @@ def render(entry: dict[str, Any], kind: str) -> dict[str, Any]:
 
 def fields_of(entry: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
+
+
+FIELD_ORDER = (*TEXT_FIELDS[:2], *LIST_FIELDS, *STRING_LISTS, *TEXT_FIELDS[2:])
+
+
+def as_entry(t: QuestionTranslation) -> dict[str, Any]:
+    """A stored translation in file form, keys in one fixed order (the database may not keep
+    theirs), for the YAML export's ``translations:``."""
+    out: dict[str, Any] = {"source": t.source_hash} if t.source_hash else {}
+    for name in FIELD_ORDER:
+        if name not in t.fields:
+            continue
+        value = t.fields[name]
+        if name in LIST_FIELDS:
+            value = [{k: item[k] for k in LIST_FIELDS[name] if k in item} for item in value]
+        out[name] = value
+    return out
+
+
+def in_language(bank: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """An English question in bank form with a translation's words put in (for a GIFT or XML
+    file in one language); everything else, keys and answers included, stays."""
+    out = copy.deepcopy(bank)
+    for name, value in fields.items():
+        if name in LIST_FIELDS and isinstance(out.get(name), list):
+            for row, words in zip(out[name], value, strict=False):
+                row.update({k: v for k, v in words.items() if k in LIST_FIELDS[name]})
+        elif name in out or name in TEXT_FIELDS:
+            out[name] = value
+    return out
+
+
+def upsert(question: Question, lang: str, entry: dict[str, Any], english: dict) -> None:
+    """Write one checked translation entry onto a question version (imports)."""
+    now = source_hash(english)
+    stamp = str(entry.get("source") or now)
+    QuestionTranslation.objects.update_or_create(
+        question=question,
+        lang=lang,
+        defaults={
+            "fields": fields_of(entry),
+            "html": render(entry, question.kind),
+            "source_hash": stamp,
+            "is_stale": stamp != now,
+        },
+    )
 
 
 # ------------------------------------------------------------------------------ loading

@@ -258,3 +258,42 @@ def test_exam_results_show_the_feedback_in_the_page_language(client, content, le
     assert PL_STEM in polish and "Tura nie jest skończona" in polish
     english = client.get(f"/exam/{attempt.pk}/results/").content.decode()
     assert EN_STEM in english and PL_STEM not in english
+
+
+def test_the_yaml_export_carries_translations_and_round_trips_byte_identical(content):
+    from quizzes import importing
+
+    first, _ = importing.export_questions("yaml", importing.exportable())
+    assert "translations:\n" in first and "  pl:\n" in first and PL_STEM in first
+    preview = importing.import_preview(first, "yaml")
+    assert preview.errors == [] and {r.action for r in preview.rows} == {"unchanged"}
+    QuestionTranslation.objects.all().delete()  # the import alone brings them back
+    importing.import_apply(preview)
+    assert QuestionTranslation.objects.count() == 4
+    assert not QuestionTranslation.objects.filter(is_stale=True).exists()
+    second, _ = importing.export_questions("yaml", importing.exportable())
+    assert second == first
+    assert Question.objects.filter(slug="mini-exit").count() == 1  # no new version
+
+
+def test_a_yaml_import_with_a_broken_translation_says_where(content):
+    from quizzes import importing
+
+    text, _ = importing.export_questions("yaml", importing.exportable())
+    broken = text.replace("    pl:\n", "    pl:\n      correct: true\n", 1)
+    preview = importing.import_preview(broken, "yaml")
+    assert any(
+        "translations.pl.correct: not a translatable field" in str(e) for e in preview.errors
+    )
+
+
+@pytest.mark.parametrize("fmt", ["gift", "moodlexml"])
+def test_gift_and_xml_export_one_language_per_file(client, content, instructor, fmt):
+    client.force_login(instructor)
+    polish = client.get("/author/export/", {"format": fmt, "lang": "pl"})
+    assert polish.status_code == 200 and ".pl." in polish["Content-Disposition"]
+    text = polish.content.decode()
+    assert "Przychodzi odpowiedź" in text and 'Let me check that." What does' not in text
+    english = client.get("/author/export/", {"format": fmt}).content.decode()
+    assert "Przychodzi odpowiedź" not in english
+    assert client.get("/author/export/", {"format": fmt, "lang": "de"}).status_code == 400
