@@ -76,6 +76,8 @@ USE_I18N = True
 # Dates and numbers come out in each language's own format (|date, |floatformat, intcomma:
 # Django 5 always localises); no thousands separator in plain numbers such as ids and counts.
 USE_THOUSAND_SEPARATOR = False
+# English keeps the site's own date style ("29 November 2026"); the others Django's for them.
+FORMAT_MODULE_PATH = ["studyapp.formats"]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 
 # --- Apps and middleware --------------------------------------------------------------------

@@ -98,3 +98,17 @@ def test_the_page_cache_keeps_one_copy_per_language_without_cookies(client):
     # An English ETag does not validate the Polish page.
     other = client.get("/pl" + url, headers={"If-None-Match": seen["en"]})
     assert other.status_code == 200
+
+
+@pytest.mark.django_db
+def test_dates_are_written_the_way_each_language_writes_them(client):
+    slug = note_slug()
+    verified = library().notes()[slug].last_verified
+    html = {c: client.get(f"{p}/notes/{slug}/").content.decode() for c, p in LANGS.items()}
+    assert f">{verified.day} {verified:%B} {verified.year}</time>" in html["en"]
+    assert f">{verified.year}年{verified.month}月{verified.day}日</time>" in html["zh-hans"]
+    polish_months = ["stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca",
+                     "sierpnia", "września", "października", "listopada", "grudnia"]  # fmt: skip
+    assert (
+        f">{verified.day} {polish_months[verified.month - 1]} {verified.year}</time>" in html["pl"]
+    )
