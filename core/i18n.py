@@ -7,10 +7,14 @@ are plain links (cacheable, no cookie, no JavaScript), computed without a URL re
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from django.conf import settings
-from django.utils.translation import get_language, get_language_from_path
+from django.utils.translation import get_language, get_language_from_path, gettext
+
+from studyapp.agentloop import catalogue
 
 #: The language every page falls back to and the prefix-less one.
 DEFAULT = settings.LANGUAGE_CODE
@@ -82,3 +86,79 @@ def languages(request) -> dict:
         "language_prefixes": prefixes,
         "page_in_english": english,
     }
+
+
+# --- The catalogue's words in the page's language ----------------------------------------------
+# studyapp.agentloop marks its user-facing texts with a local gettext_noop (it has no Django);
+# pages read the catalogue through these, so every table, callout and diagram says them in the
+# active language. Codes, values and API names are never translated.
+
+_catalogues: dict[str, tuple[dict, dict, dict]] = {}
+
+
+def t(text: str) -> str:
+    """gettext for a text that may be empty (gettext("") would return the catalogue header)."""
+    return gettext(text) if text else text
+
+
+@dataclass(frozen=True)
+class _Reason(catalogue.StopReasonInfo):
+    local_action: catalogue.NextAction | None = None
+
+    @property
+    def next_action(self) -> catalogue.NextAction:  # type: ignore[override]
+        return self.local_action or catalogue.NEXT_ACTIONS[self.action]
+
+
+def _build() -> tuple[dict, dict, dict]:
+    actions = {
+        code: dataclasses.replace(a, label=t(a.label), detail=t(a.detail))
+        for code, a in catalogue.NEXT_ACTIONS.items()
+    }
+    reasons = {
+        value: _Reason(
+            **{
+                **{f.name: getattr(r, f.name) for f in dataclasses.fields(r)},
+                "meaning": t(r.meaning),
+                "why": t(r.why),
+                "alternate_when": t(r.alternate_when),
+                "mistakes": tuple(t(m) for m in r.mistakes),
+            },
+            local_action=actions[r.action],
+        )
+        for value, r in catalogue.STOP_REASONS.items()
+    }
+    modes = {
+        key: dataclasses.replace(
+            m,
+            meaning=t(m.meaning),
+            disable_parallel_means=t(m.disable_parallel_means),
+            default_when=t(m.default_when),
+            with_extended_thinking=t(m.with_extended_thinking),
+        )
+        for key, m in catalogue.TOOL_CHOICE_MODES.items()
+    }
+    return actions, reasons, modes
+
+
+def _local() -> tuple[dict, dict, dict]:
+    code = current()
+    built = _catalogues.get(code)
+    if built is None:
+        built = _catalogues[code] = _build()
+    return built
+
+
+def next_actions() -> dict[str, catalogue.NextAction]:
+    """catalogue.NEXT_ACTIONS with labels and details in the active language."""
+    return _local()[0]
+
+
+def stop_reasons() -> dict[str, catalogue.StopReasonInfo]:
+    """catalogue.STOP_REASONS with its texts (and next actions) in the active language."""
+    return _local()[1]
+
+
+def tool_choice_modes() -> dict[str, catalogue.ToolChoiceMode]:
+    """catalogue.TOOL_CHOICE_MODES with its texts in the active language."""
+    return _local()[2]

@@ -157,3 +157,31 @@ def test_translations_check_exits_non_zero_on_a_problem(content):
         "notes/pl/01-mini.md: heading anchors differ from English: missing #safety-net"
         in err.getvalue()
     )
+
+
+def test_the_catalogue_speaks_the_page_language_through_gettext(monkeypatch):
+    from django.utils import translation
+
+    from core import i18n
+    from studyapp.notes import blocks
+
+    monkeypatch.setattr(i18n, "gettext", lambda s: f"«{s}»")
+    monkeypatch.setattr(i18n, "_catalogues", {})
+    with translation.override("pl"):
+        html = blocks.next_action_list() + blocks.stop_reason_table()
+        reason = i18n.stop_reasons()["tool_use"]
+    assert "«Run the tools, send every result in one message»" in html
+    assert reason.value == "tool_use" and reason.next_action.code == "run_tools"  # codes stay
+    assert reason.meaning.startswith("«")
+    assert "«tool_use»" not in html  # values are never translated
+
+
+def test_diagram_labels_wrap_chinese_between_characters():
+    from studyapp.notes import diagrams
+
+    text = "运行工具，并把所有结果放在同一条用户消息中发回。" * 2
+    lines = diagrams.wrap(text, 120, 12)
+    assert len(lines) > 1 and "".join(lines) == text
+    assert all(diagrams.text_width(line, 12) <= 120 for line in lines)
+    assert not any(line.startswith(("，", "。")) for line in lines)  # no line opens on a comma
+    assert diagrams.wrap("stop_reason is tool_use", 400, 12) == ["stop_reason is tool_use"]

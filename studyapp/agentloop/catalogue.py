@@ -8,6 +8,13 @@ from typing import Any
 
 from anthropic.types import RefusalStopDetails, StopReason
 
+
+def gettext_noop(s: str) -> str:
+    """Marks a user-facing text for translation (makemessages extracts it); no Django here:
+    pages translate it where they render it (``gettext(text)``)."""
+    return s
+
+
 DOC_STOP = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
 DOC_HANDLE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls"
 DOC_DEFINE = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools"
@@ -39,78 +46,99 @@ NEXT_ACTIONS: dict[str, NextAction] = {
     for a in [
         NextAction(
             "run_tools",
-            "Run the tools, send every result in one message",
-            "Append the assistant content unchanged, run every tool_use block, then send ONE user "
-            "message holding one tool_result per tool_use (matched by tool_use_id, results first) "
-            "and call again.",
+            gettext_noop("Run the tools, send every result in one message"),
+            gettext_noop(
+                "Append the assistant content unchanged, run every tool_use block, then send ONE "
+                "user message holding one tool_result per tool_use (matched by tool_use_id, "
+                "results first) and call again."
+            ),
             True,
         ),
         NextAction(
             "resend_paused",
-            "Send the paused turn back as is",
-            "Append the assistant content unchanged and call again with the same tools. No extra "
-            "user message: the server picks up where it paused.",
+            gettext_noop("Send the paused turn back as is"),
+            gettext_noop(
+                "Append the assistant content unchanged and call again with the same tools. No "
+                "extra user message: the server picks up where it paused."
+            ),
             True,
         ),
         NextAction(
             "finish",
-            "Stop and use the answer",
-            "The turn is complete: leave the loop and use the response.",
+            gettext_noop("Stop and use the answer"),
+            gettext_noop("The turn is complete: leave the loop and use the response."),
             False,
         ),
         NextAction(
             "retry_with_more_tokens",
-            "Don't run the cut-off call; retry with a larger max_tokens",
-            "The last tool_use block was cut off, so its input is incomplete. Do not execute it: "
-            "send the request again with a higher max_tokens.",
+            gettext_noop("Don't run the cut-off call; retry with a larger max_tokens"),
+            gettext_noop(
+                "The last tool_use block was cut off, so its input is incomplete. Do not execute "
+                "it: send the request again with a higher max_tokens."
+            ),
             True,
         ),
         NextAction(
             "handle_truncation",
-            "Handle a truncated answer",
-            "The text was cut off at max_tokens. Raise max_tokens, or continue: resend with the "
-            "partial assistant text and ask for the rest. Never present it as complete.",
+            gettext_noop("Handle a truncated answer"),
+            gettext_noop(
+                "The text was cut off at max_tokens. Raise max_tokens, or continue: resend with "
+                "the partial assistant text and ask for the rest. Never present it as complete."
+            ),
             False,
         ),
         NextAction(
             "handle_stop_sequence",
-            "Stop: the application reads stop_sequence",
-            "One of your stop_sequences fired; response.stop_sequence names which. The "
-            "application decides what that marker means.",
+            gettext_noop("Stop: the application reads stop_sequence"),
+            gettext_noop(
+                "One of your stop_sequences fired; response.stop_sequence names which. The "
+                "application decides what that marker means."
+            ),
             False,
         ),
         NextAction(
             "handle_refusal",
-            "Stop: handle the refusal",
-            "Claude declined (HTTP 200, not an exception). Don't resend the same request: reset or "
-            "change the context first, or tell the user.",
+            gettext_noop("Stop: handle the refusal"),
+            gettext_noop(
+                "Claude declined (HTTP 200, not an exception). Don't resend the same request: "
+                "reset or change the context first, or tell the user."
+            ),
             False,
         ),
         NextAction(
             "handle_context_full",
-            "Handle a full context window",
-            "Generation stopped because the context window filled: treat the answer as valid but "
-            "truncated, and shrink the history before going on.",
+            gettext_noop("Handle a full context window"),
+            gettext_noop(
+                "Generation stopped because the context window filled: treat the answer as valid "
+                "but truncated, and shrink the history before going on."
+            ),
             False,
         ),
         # Wrong everywhere: offered as distractors so that learners meet the tempting moves by name.
         NextAction(
             "send_continue_message",
-            'Add a "Continue" user message and call again',
-            "Adds a new user turn. Wrong for pause_turn, where the paused turn is sent back as is.",
+            gettext_noop('Add a "Continue" user message and call again'),
+            gettext_noop(
+                "Adds a new user turn. Wrong for pause_turn, where the paused turn is sent back "
+                "as is."
+            ),
             True,
         ),
         NextAction(
             "retry_unchanged",
-            "Resend the same request unchanged",
-            "Sends exactly what produced this response; the same situation comes back.",
+            gettext_noop("Resend the same request unchanged"),
+            gettext_noop(
+                "Sends exactly what produced this response; the same situation comes back."
+            ),
             True,
         ),
         NextAction(
             "run_tools_separately",
-            "Run each tool, send each result in its own message",
-            "Splits one batch of results over several user messages, which the docs call wrong "
-            "and which teaches Claude to stop making parallel calls.",
+            gettext_noop("Run each tool, send each result in its own message"),
+            gettext_noop(
+                "Splits one batch of results over several user messages, which the docs call wrong "
+                "and which teaches Claude to stop making parallel calls."
+            ),
             True,
         ),
     ]
@@ -155,70 +183,88 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
     for s in [
         StopReasonInfo(
             value="end_turn",
-            meaning="Claude finished its response naturally. The most common value.",
+            meaning=gettext_noop("Claude finished its response naturally. The most common value."),
             continues=False,
             action="finish",
-            why="The model says the turn is over; only stop_reason tells you that, not the text.",
+            why=gettext_noop(
+                "The model says the turn is over; only stop_reason tells you that, not the text."
+            ),
             mistakes=(
-                "Deciding the loop is over from words like “Done” instead of stop_reason.",
-                "Resending an empty end_turn unchanged (fix the message shape, or add a new "
-                "user message as a last resort).",
+                gettext_noop(
+                    "Deciding the loop is over from words like “Done” instead of stop_reason."
+                ),
+                gettext_noop(
+                    "Resending an empty end_turn unchanged (fix the message shape, or add a new "
+                    "user message as a last resort)."
+                ),
             ),
             doc_url=DOC_STOP,
             anchor="end-turn",
         ),
         StopReasonInfo(
             value="tool_use",
-            meaning="Claude is calling one or more client tools and expects their results.",
+            meaning=gettext_noop(
+                "Claude is calling one or more client tools and expects their results."
+            ),
             continues=True,
             action="run_tools",
-            why="The answer depends on results only your application can produce.",
+            why=gettext_noop("The answer depends on results only your application can produce."),
             mistakes=(
-                "Sending each result in its own user message.",
-                "Putting text before the tool_result blocks (a 400).",
-                "Leaving one tool_use without a tool_result.",
+                gettext_noop("Sending each result in its own user message."),
+                gettext_noop("Putting text before the tool_result blocks (a 400)."),
+                gettext_noop("Leaving one tool_use without a tool_result."),
             ),
             doc_url=DOC_HANDLE,
             anchor="tool-use",
         ),
         StopReasonInfo(
             value="max_tokens",
-            meaning="Output reached the request's max_tokens (or the model's maximum).",
+            meaning=gettext_noop(
+                "Output reached the request's max_tokens (or the model's maximum)."
+            ),
             continues=False,
             action="handle_truncation",
-            why="The response is cut off; it is not a finished answer.",
+            why=gettext_noop("The response is cut off; it is not a finished answer."),
             mistakes=(
-                "Treating the truncated text as the final answer.",
-                "Running a tool_use block that was cut off mid-input.",
+                gettext_noop("Treating the truncated text as the final answer."),
+                gettext_noop("Running a tool_use block that was cut off mid-input."),
             ),
             doc_url=DOC_STOP,
             anchor="max-tokens",
             alternate_action="retry_with_more_tokens",
-            alternate_when="the last content block is a tool_use",
+            alternate_when=gettext_noop("the last content block is a tool_use"),
         ),
         StopReasonInfo(
             value="stop_sequence",
-            meaning="Claude produced one of the request's stop_sequences.",
+            meaning=gettext_noop("Claude produced one of the request's stop_sequences."),
             continues=False,
             action="handle_stop_sequence",
-            why="You asked to stop there; response.stop_sequence says which marker fired.",
-            mistakes=("Ignoring response.stop_sequence when several sequences are set.",),
+            why=gettext_noop(
+                "You asked to stop there; response.stop_sequence says which marker fired."
+            ),
+            mistakes=(
+                gettext_noop("Ignoring response.stop_sequence when several sequences are set."),
+            ),
             doc_url=DOC_STOP,
             anchor="stop-sequence",
         ),
         StopReasonInfo(
             value="pause_turn",
             meaning=(
-                "The server-side loop for server tools (web search, web fetch, code execution) "
-                "reached its iteration limit; the turn is paused, not finished."
+                gettext_noop(
+                    "The server-side loop for server tools (web search, web fetch, code execution) "
+                    "reached its iteration limit; the turn is paused, not finished."
+                )
             ),
             continues=True,
             action="resend_paused",
-            why="The server pauses its own tool loop; sending the turn back lets it resume.",
+            why=gettext_noop(
+                "The server pauses its own tool loop; sending the turn back lets it resume."
+            ),
             mistakes=(
-                "Adding a “please continue” user message.",
-                "Looking for a client tool to run: there is none.",
-                "Treating the paused turn as the final answer.",
+                gettext_noop("Adding a “please continue” user message."),
+                gettext_noop("Looking for a client tool to run: there is none."),
+                gettext_noop("Treating the paused turn as the final answer."),
             ),
             doc_url=DOC_STOP,
             anchor="pause-turn",
@@ -226,16 +272,18 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
         StopReasonInfo(
             value="refusal",
             meaning=(
-                "Claude declined: the model's safety or usage-policy classifiers stopped the "
-                "response. An HTTP 200, not an error; on current models stop_details.category "
-                "names the policy area."
+                gettext_noop(
+                    "Claude declined: the model's safety or usage-policy classifiers stopped the "
+                    "response. An HTTP 200, not an error; on current models stop_details.category "
+                    "names the policy area."
+                )
             ),
             continues=False,
             action="handle_refusal",
-            why="Resending the same context gets the same refusal.",
+            why=gettext_noop("Resending the same context gets the same refusal."),
             mistakes=(
-                "Catching it as an exception: the SDK raises none.",
-                "Retrying the identical request in a loop.",
+                gettext_noop("Catching it as an exception: the SDK raises none."),
+                gettext_noop("Retrying the identical request in a loop."),
             ),
             doc_url=DOC_REFUSAL,
             anchor="refusal",
@@ -252,15 +300,21 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
         StopReasonInfo(
             value="model_context_window_exceeded",
             meaning=(
-                "Generation stopped because the model's context window filled, not because of "
-                "your max_tokens."
+                gettext_noop(
+                    "Generation stopped because the model's context window filled, not because of "
+                    "your max_tokens."
+                )
             ),
             continues=False,
             action="handle_context_full",
-            why="The response is valid but truncated, and the next call has even less room.",
+            why=gettext_noop(
+                "The response is valid but truncated, and the next call has even less room."
+            ),
             mistakes=(
-                "Treating the answer as complete.",
-                "Confusing it with max_tokens: raising max_tokens does not make room.",
+                gettext_noop("Treating the answer as complete."),
+                gettext_noop(
+                    "Confusing it with max_tokens: raising max_tokens does not make room."
+                ),
             ),
             doc_url=DOC_STOP,
             anchor="context-window-exceeded",
@@ -313,7 +367,7 @@ class ToolChoiceMode:
 
 
 # The exam's answer, then what today's models do (models.CHANGES["forced-tool-choice"]).
-FORCED_WITH_THINKING = (
+FORCED_WITH_THINKING = gettext_noop(
     "not supported with manual extended thinking (an error). Today it depends on the model: "
     "with adaptive thinking some models accept it and skip thinking, while Opus 5.5, Sonnet 5.5 "
     "and Fable/Mythos 5.1 and later reject forced tool_choice with a 400 whatever the thinking "
@@ -326,38 +380,38 @@ TOOL_CHOICE_MODES: dict[str, ToolChoiceMode] = {
         ToolChoiceMode(
             "auto",
             {"type": "auto"},
-            "Claude decides whether to call tools, and which.",
+            gettext_noop("Claude decides whether to call tools, and which."),
             True,
-            "at most one tool call",
-            "the default when tools are provided",
-            "supported",
+            gettext_noop("at most one tool call"),
+            gettext_noop("the default when tools are provided"),
+            gettext_noop("supported"),
         ),
         ToolChoiceMode(
             "any",
             {"type": "any"},
-            "Claude must call one of the provided tools, but not a particular one.",
+            gettext_noop("Claude must call one of the provided tools, but not a particular one."),
             True,
-            "exactly one tool call",
-            "never the default",
+            gettext_noop("exactly one tool call"),
+            gettext_noop("never the default"),
             FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "tool",
             {"type": "tool", "name": "lookup_order"},
-            "Claude must call the named tool.",
+            gettext_noop("Claude must call the named tool."),
             True,
-            "exactly one tool call",
-            "never the default",
+            gettext_noop("exactly one tool call"),
+            gettext_noop("never the default"),
             FORCED_WITH_THINKING,
         ),
         ToolChoiceMode(
             "none",
             {"type": "none"},
-            "Claude cannot call tools.",
+            gettext_noop("Claude cannot call tools."),
             False,
-            "not allowed: this shape has only `type`",
-            "the default when no tools are provided",
-            "supported",
+            gettext_noop("not allowed: this shape has only `type`"),
+            gettext_noop("the default when no tools are provided"),
+            gettext_noop("supported"),
         ),
     ]
 }

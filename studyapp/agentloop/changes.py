@@ -17,6 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import models as _models
 
+
+def gettext_noop(s: str) -> str:
+    """Marks a user-facing text for translation (makemessages extracts it); no Django here:
+    pages translate it where they render it (``gettext(text)``)."""
+    return s
+
+
 if TYPE_CHECKING:
     from .models import ModelRules
 
@@ -144,21 +151,27 @@ CHANGES: dict[str, Change] = {
     for c in [
         Change(
             "sampling",
-            "Sampling parameters",
-            "Set temperature (for example 0) to make loop tests repeatable.",
-            "The SDK sends API version 2026-10-21, which removed temperature, top_p and top_k: "
-            "sending any of them is a 400 on every model.",
+            gettext_noop("Sampling parameters"),
+            gettext_noop("Set temperature (for example 0) to make loop tests repeatable."),
+            gettext_noop(
+                "The SDK sends API version 2026-10-21, which removed temperature, top_p and top_k: "
+                "sending any of them is a 400 on every model."
+            ),
             _models.DOC_VERSIONING,
             _models.CONFIRMED,
             _sampling,
         ),
         Change(
             "forced-tool-choice",
-            "Forced tool_choice (any / tool)",
-            'tool_choice {"type": "any"} or {"type": "tool"} forces a tool call; only auto and '
-            "none work with extended thinking.",
-            "Forced tool_choice is a 400 on Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1 and later; "
-            "where it is accepted with adaptive thinking, thinking is skipped.",
+            gettext_noop("Forced tool_choice (any / tool)"),
+            gettext_noop(
+                'tool_choice {"type": "any"} or {"type": "tool"} forces a tool call; only auto and '
+                "none work with extended thinking."
+            ),
+            gettext_noop(
+                "Forced tool_choice is a 400 on Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1 and "
+                "later; where it is accepted with adaptive thinking, thinking is skipped."
+            ),
             _models.DOC_THINK_TOOLS,
             _models.CONFIRMED,
             lambda m: m.forced_text,
@@ -166,20 +179,26 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "prefill",
-            "Assistant prefill",
-            "End the request on a partial assistant message (such as {) to shape the output.",
-            "Every 4.6 and later model rejects a request that ends on an assistant message; use "
-            "structured outputs.",
+            gettext_noop("Assistant prefill"),
+            gettext_noop(
+                "End the request on a partial assistant message (such as {) to shape the output."
+            ),
+            gettext_noop(
+                "Every 4.6 and later model rejects a request that ends on an assistant message; "
+                "use structured outputs."
+            ),
             _models.DOC_PREFILL,
             _models.CONFIRMED,
             _prefill,
         ),
         Change(
             "manual-thinking",
-            "Manual thinking (budget_tokens)",
-            'Extended thinking is thinking {"type": "enabled", "budget_tokens": N}.',
-            "Manual thinking is deprecated on the 4.6 models and a 400 from Opus 4.7 on; use "
-            'adaptive thinking ({"type": "adaptive"}) with output_config.effort.',
+            gettext_noop("Manual thinking (budget_tokens)"),
+            gettext_noop('Extended thinking is thinking {"type": "enabled", "budget_tokens": N}.'),
+            gettext_noop(
+                "Manual thinking is deprecated on the 4.6 models and a 400 from Opus 4.7 on; use "
+                'adaptive thinking ({"type": "adaptive"}) with output_config.effort.'
+            ),
             _models.DOC_THINK_TROUBLE,
             _models.CONFIRMED,
             _manual,
@@ -187,38 +206,51 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "thinking-disabled",
-            "Turning thinking off",
-            "Thinking is off unless you enable it; to turn it off, leave thinking out.",
-            'thinking {"type": "disabled"} is a 400 on Opus 5.5, Sonnet 5.5 and Fable; Sonnet 5.5 '
-            'uses {"type": "between_tools"} instead.',
+            gettext_noop("Turning thinking off"),
+            gettext_noop(
+                "Thinking is off unless you enable it; to turn it off, leave thinking out."
+            ),
+            gettext_noop(
+                'thinking {"type": "disabled"} is a 400 on Opus 5.5, Sonnet 5.5 and Fable; Sonnet '
+                '5.5 uses {"type": "between_tools"} instead.'
+            ),
             f"{D}/models/sonnet-5-5/migration-guide",
             _models.CONFIRMED,
             _disabled,
         ),
         Change(
             "thinking-default",
-            "Thinking when the request says nothing",
-            "No thinking unless the request asks for it.",
-            "From Opus 5, Sonnet 5, Haiku 5.5 and Fable on, omitting thinking gives adaptive "
-            "thinking.",
+            gettext_noop("Thinking when the request says nothing"),
+            gettext_noop("No thinking unless the request asks for it."),
+            gettext_noop(
+                "From Opus 5, Sonnet 5, Haiku 5.5 and Fable on, omitting thinking gives adaptive "
+                "thinking."
+            ),
             f"{D}/models/opus-5/migration-guide",
             _models.CONFIRMED,
             _default,
         ),
         Change(
             "thinking-display",
-            "Thinking text in the response",
-            "Thinking blocks carry a summary of the reasoning; the final answer is the text.",
-            'On newer models thinking.display defaults to "omitted": the block\'s text is empty '
-            "but its signature is there, so pick blocks by type, not content[0].",
+            gettext_noop("Thinking text in the response"),
+            gettext_noop(
+                "Thinking blocks carry a summary of the reasoning; the final answer is the text."
+            ),
+            gettext_noop(
+                'On newer models thinking.display defaults to "omitted": the block\'s text is '
+                "empty but its signature is there, so pick blocks by type, not content[0]."
+            ),
             f"{D}/build-with-claude/extended-thinking",
             _models.CONFIRMED,
             _display,
         ),
         Change(
             "thinking-binding",
-            "Thinking blocks bound to their conversation",
-            "Pass the latest turn's thinking blocks back unchanged; earlier ones may be dropped.",
+            gettext_noop("Thinking blocks bound to their conversation"),
+            gettext_noop(
+                "Pass the latest turn's thinking blocks back unchanged; earlier ones may be "
+                "dropped."
+            ),
             "From Fable 5.1 on (and Opus 5.5, Sonnet 5.5, Haiku 5.5) a thinking block is bound to "
             "the model and to everything before it: changing system, tools or earlier messages "
             "is a 400 unless prefix_mismatch_behavior drop_block is set (beta "
@@ -230,11 +262,15 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "thinking-toggle",
-            "Switching thinking on or off inside a tool loop",
-            "Toggling thinking in the middle of a tool loop is a 400 (the assistant message "
-            "must start with a thinking block).",
-            "Current docs (Graceful thinking degradation): no error; thinking is silently "
-            "disabled for that request. Change the configuration only between turns.",
+            gettext_noop("Switching thinking on or off inside a tool loop"),
+            gettext_noop(
+                "Toggling thinking in the middle of a tool loop is a 400 (the assistant message "
+                "must start with a thinking block)."
+            ),
+            gettext_noop(
+                "Current docs (Graceful thinking degradation): no error; thinking is silently "
+                "disabled for that request. Change the configuration only between turns."
+            ),
             _models.DOC_EXTENDED,
             _models.CONFIRMED,
             _toggle,
@@ -242,10 +278,14 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "prior-thinking-kept",
-            "Thinking from earlier turns",
-            "The API strips thinking blocks of earlier turns from the context anyway.",
-            "From Opus 4.5 on, earlier turns' thinking stays in context by default (billed as "
-            "input); older models strip it.",
+            gettext_noop("Thinking from earlier turns"),
+            gettext_noop(
+                "The API strips thinking blocks of earlier turns from the context anyway."
+            ),
+            gettext_noop(
+                "From Opus 4.5 on, earlier turns' thinking stays in context by default (billed as "
+                "input); older models strip it."
+            ),
             _models.DOC_EXTENDED,
             _models.CONFIRMED,
             _kept,
@@ -253,10 +293,12 @@ CHANGES: dict[str, Change] = {
         ),
         Change(
             "model-retirement",
-            "Model ids",
-            "Examples use claude-sonnet-4-5, claude-opus-4-1 and their dated ids.",
-            "Opus 4.1, Opus 4 and Sonnet 4 are retired; Sonnet 4.5's retirement date "
-            "(2026-11-30) has passed; Opus 4.5 is deprecated (retires 2027-01-22).",
+            gettext_noop("Model ids"),
+            gettext_noop("Examples use claude-sonnet-4-5, claude-opus-4-1 and their dated ids."),
+            gettext_noop(
+                "Opus 4.1, Opus 4 and Sonnet 4 are retired; Sonnet 4.5's retirement date "
+                "(2026-11-30) has passed; Opus 4.5 is deprecated (retires 2027-01-22)."
+            ),
             _models.DOC_DEPRECATIONS,
             _models.CONFIRMED,
             _status,

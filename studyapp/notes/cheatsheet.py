@@ -6,8 +6,9 @@ import json
 
 from django.urls import reverse
 
+from core import i18n
 from core.rendering import render_inline
-from studyapp.agentloop import catalogue, runner
+from studyapp.agentloop import runner
 
 from .diagrams import GUARD_WORDS
 
@@ -36,12 +37,12 @@ def context() -> dict:
             "continues": r.continues,
             "action": r.next_action.label,
             "alternate": (
-                f"if {r.alternate_when}: {catalogue.NEXT_ACTIONS[r.alternate_action].label}"
+                f"if {r.alternate_when}: {i18n.next_actions()[r.alternate_action].label}"
                 if r.alternate_action
                 else ""
             ),
         }
-        for r in catalogue.STOP_REASONS.values()
+        for r in i18n.stop_reasons().values()
     ]
     modes = [
         {
@@ -50,7 +51,7 @@ def context() -> dict:
             "parallel": render_inline(m.disable_parallel_means),
             "default": render_inline(m.default_when),
         }
-        for m in catalogue.TOOL_CHOICE_MODES.values()
+        for m in i18n.tool_choice_modes().values()
     ]
     defaults = runner.Guards()
     guards = [

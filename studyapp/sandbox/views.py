@@ -308,8 +308,8 @@ def step_context(request, run: Run, n: int) -> dict:
     chosen = request.GET.get("raw")
     raw = chosen == "1" if chosen in ("0", "1") else bool(request.session.get(RAW_KEY, False))
     suffix = "?raw=1" if chosen == "1" else ""
-    info = catalogue.STOP_REASONS.get(turn.stop_reason or "")
-    action = catalogue.NEXT_ACTIONS.get(turn.action or "")
+    info = i18n.stop_reasons().get(turn.stop_reason or "")  # in the page's language
+    action = i18n.next_actions().get(turn.action or "")
     is_last = n == len(turns)
     capped = is_last and run.transcript.ended_by in ("turn_cap", "repeated_call")
     # One reverse() for every step link: a 200-step run's chart links each of its bars.
@@ -669,9 +669,9 @@ def predict(request, n: int, slug: str | None = None, pk: int | None = None):
     ctx.update(
         {
             "mode": "predict",
-            "choices": [catalogue.NEXT_ACTIONS[c] for c in offered],
-            "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
-            "right": catalogue.NEXT_ACTIONS.get(right or ""),
+            "choices": [i18n.next_actions()[c] for c in offered],
+            "chosen": i18n.next_actions().get(chosen or ""),
+            "right": i18n.next_actions().get(right or ""),
             "is_right": chosen is not None and chosen == right,
             "confusion": confusion,
             "family": confusion.family if confusion else "",
@@ -696,8 +696,8 @@ def predict_summary(request, slug: str | None = None, pk: int | None = None):
             {
                 "n": turn.index + 1,
                 "stop_reason": turn.stop_reason,
-                "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
-                "right": catalogue.NEXT_ACTIONS.get(turn.action or ""),
+                "chosen": i18n.next_actions().get(chosen or ""),
+                "right": i18n.next_actions().get(turn.action or ""),
                 "ok": chosen == turn.action,
                 "url": _step_url(run, turn.index + 1, "predict"),
             }
