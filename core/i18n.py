@@ -85,6 +85,8 @@ def languages(request) -> dict:
         "language_links": links,
         "language_prefixes": prefixes,
         "page_in_english": english,
+        # The path without its language prefix, for "is this the current section" tests.
+        "page_path": unprefixed(path_info),
     }
 
 

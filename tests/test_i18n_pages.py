@@ -112,3 +112,21 @@ def test_dates_are_written_the_way_each_language_writes_them(client):
     assert (
         f">{verified.day} {polish_months[verified.month - 1]} {verified.year}</time>" in html["pl"]
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("code", LANGS)
+def test_the_switcher_keeps_a_practice_question_and_a_sandbox_step(client, one_of_each, code):
+    client.get("/")
+    client.post("/practice/", {"which": "all", "count": 20})
+    from quizzes.models import Attempt
+
+    attempt = Attempt.objects.get()
+    for page in (f"/practice/{attempt.pk}/2/", "/sandbox/parallel-lookups/steps/2/"):
+        response = client.get(LANGS[code] + page)
+        assert response.status_code == 200, page
+        links = switcher(response.content.decode())
+        assert links == {TAGS[c]: prefix + page for c, prefix in LANGS.items()}, page
+        for tag, url in links.items():  # the same question / step, in that language
+            other = client.get(url)
+            assert other.status_code == 200 and f'<html lang="{tag}"' in other.content.decode()
