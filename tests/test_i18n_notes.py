@@ -185,3 +185,12 @@ def test_diagram_labels_wrap_chinese_between_characters():
     assert all(diagrams.text_width(line, 12) <= 120 for line in lines)
     assert not any(line.startswith(("，", "。")) for line in lines)  # no line opens on a comma
     assert diagrams.wrap("stop_reason is tool_use", 400, 12) == ["stop_reason is tool_use"]
+
+
+@pytest.mark.django_db
+def test_check_yourself_questions_speak_the_note_language(client, content):
+    call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
+    polish = client.get("/pl/notes/mini-loop/").content.decode()
+    assert "Co pętla robi dalej?" in polish
+    english = client.get("/notes/mini-loop/").content.decode()
+    assert "What does the loop do next?" in english and "Co pętla" not in english

@@ -297,3 +297,24 @@ def test_gift_and_xml_export_one_language_per_file(client, content, instructor, 
     english = client.get("/author/export/", {"format": fmt}).content.decode()
     assert "Przychodzi odpowiedź" not in english
     assert client.get("/author/export/", {"format": fmt, "lang": "de"}).status_code == 400
+
+
+@pytest.mark.django_db
+def test_a_changed_english_file_makes_its_translations_stale_until_restamped(tmp_path, settings):
+    content = copy_fixture(tmp_path)
+    settings.CONTENT_DIR = content
+    call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
+    assert not QuestionTranslation.objects.filter(is_stale=True).exists()  # stamped files
+    english = content / "questions" / "mini.yaml"
+    english.write_text(english.read_text().replace("Let me check\n", "Let me look\n"))
+    out = StringIO()
+    call_command("loadcontent", stdout=out, stderr=StringIO())
+    assert "questions: 0 created, 1 updated" in out.getvalue()
+    assert "2 stale" in out.getvalue()  # pl and zh-hans of mini-exit
+    stale = QuestionTranslation.objects.filter(is_stale=True, question__is_current=True)
+    assert sorted(t.lang for t in stale) == ["pl", "zh-hans"]
+    assert {t.question.slug for t in stale} == {"mini-exit"}
+    # The translator updates the words and stamps: current again.
+    call_command("translations", "--stamp", stdout=StringIO())
+    call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
+    assert not QuestionTranslation.objects.filter(is_stale=True, question__is_current=True).exists()

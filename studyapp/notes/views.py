@@ -4,8 +4,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from core import today
+from core import i18n, today
 from core.owners import get_owner
+from quizzes import translations
 from quizzes.models import Question
 from quizzes.schema import SUBTOPIC_LABELS
 
@@ -78,10 +79,16 @@ def check_answer(request, slug: str, question: str):
     """
     note = _note(slug)
     q = get_object_or_404(
-        Question.objects.published().filter(kind__in=checks.INLINE_KINDS)
-        .prefetch_related("options"),
+        translations.with_translation(
+            Question.objects.published().filter(kind__in=checks.INLINE_KINDS)
+            .prefetch_related("options"),
+            i18n.current(),
+        ),
         slug=question,
     )  # fmt: skip
+    q = translations.localise(
+        q, getattr(q, "tr_html", None), getattr(q, "tr_stale", None), i18n.current()
+    ).question
     data = request.GET or None
     if request.htmx:
         position = next(
