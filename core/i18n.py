@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from django.conf import settings
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language, get_language_from_path, gettext
 
 from studyapp.agentloop import catalogue
@@ -57,12 +58,25 @@ def other_languages() -> tuple[str, ...]:
     return tuple(c for c in CODES if c != DEFAULT)
 
 
+def _safe_query(request) -> str:
+    """This page's query string, for the switcher's links, less a ``next`` that leaves the site
+    (the page would not follow it, and it has no business being repeated in a link)."""
+    query = request.META.get("QUERY_STRING", "")
+    if "next=" not in query:
+        return query
+    params = request.GET.copy()
+    target = params.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts=None):
+        params.pop("next")
+    return params.urlencode()
+
+
 def languages(request) -> dict:
     """Context processor: ``html_lang`` and ``language_links`` (one per language, this page)."""
     code = current()
     path_info = request.path_info
     script = request.path[: len(request.path) - len(path_info)] if request.path else ""
-    query = request.META.get("QUERY_STRING", "")
+    query = _safe_query(request)
     links = []
     base = script.rstrip("/")
     for other, name in settings.LANGUAGES:
