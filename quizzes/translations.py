@@ -270,6 +270,11 @@ def localise(question: Question, html: dict | None, stale: bool | None, lang: st
     for option, words in zip(options, rows or [], strict=False):
         option.text_html = words.get("text", words.get("left", option.text_html))
         option.why_html = words.get("why", option.why_html)
+    if question.kind == "next_action":  # the choices are the catalogue's named actions
+        actions = i18n.next_actions()
+        for option in options:
+            if option.key in actions:
+                option.text_html = render_inline(actions[option.key].label)
     data = copy.deepcopy(question.data or {})
     _localise_data(question, data, html, options)
     shown.data = data

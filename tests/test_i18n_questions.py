@@ -318,3 +318,33 @@ def test_a_changed_english_file_makes_its_translations_stale_until_restamped(tmp
     call_command("translations", "--stamp", stdout=StringIO())
     call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
     assert not QuestionTranslation.objects.filter(is_stale=True, question__is_current=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_next_action_translation_names_the_actions_in_the_page_language(monkeypatch):
+    from django.utils import translation
+
+    from core import i18n
+    from quizzes import presentation
+
+    from .factories import make_question
+
+    q = make_question("next_action", slug="na")
+    whys = [{"why": f"PL-WHY-{i}"} for i in range(q.options.count())]
+    entry = {"choices": whys}
+    english = question_to_bank(Question.objects.prefetch_related("options").get(pk=q.pk))
+    assert translations.check_entry(entry, english) == []
+    translations.upsert(q, "pl", entry, english)
+    monkeypatch.setattr(i18n, "gettext", lambda s: f"PL:{s}")
+    monkeypatch.setattr(i18n, "_catalogues", {})
+    row = translations.with_translation(Question.objects.prefetch_related("options"), "pl").get(
+        pk=q.pk
+    )
+    with translation.override("pl"):
+        shown = translations.localise(row, row.tr_html, row.tr_stale, "pl")
+        ctx = presentation.present(shown.question, seed=1)
+        fb = presentation.feedback(shown.question, {"choice": "retry_with_more_tokens"}, 1.0)
+    assert shown.available
+    assert all(c["html"].startswith("PL:") for c in ctx["choices"])
+    assert sorted(o["why_html"] for o in fb["options"]) == sorted(f"PL-WHY-{i}" for i in range(4))
+    assert [o["correct"] for o in fb["options"]].count(True) == 1  # the key is the catalogue's
