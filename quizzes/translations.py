@@ -286,6 +286,11 @@ def localise(question: Question, html: dict | None, stale: bool | None, lang: st
     return Shown(shown, lang, available=True)
 
 
+def stem_html(english: str, html: dict | None, stale: bool | None) -> str:
+    """A question's stem for a list (summary, done page): the translation's when current."""
+    return (html or {}).get("stem", english) if html and not stale else english
+
+
 def _localise_data(question: Question, data: dict, html: dict, options: list) -> None:
     if "why" in html:
         data["why_html"] = html["why"]

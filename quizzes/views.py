@@ -208,7 +208,12 @@ def practice_question(request, pk: int, position: int):
 
 def practice_done(request, pk: int):
     attempt = _attempt(request, pk, Attempt.Mode.PRACTICE)
-    responses = list(attempt.responses.select_related("question"))
+    rows = attempt.responses.select_related("question")
+    responses = list(translations.with_translation(rows, i18n.current(), "question__"))
+    for r in responses:  # the list quotes each stem in the page's language
+        r.question.stem_html = translations.stem_html(
+            r.question.stem_html, getattr(r, "tr_html", None), getattr(r, "tr_stale", None)
+        )
     answered = [r for r in responses if r.answered]
     last_answered = max((r.position for r in answered), default=0)
     for r in responses:
@@ -379,9 +384,14 @@ def exam_summary(request, pk: int):
         services.attempt_submit(attempt=attempt)
         return _closed_redirect(request, attempt, "Time ran out; your exam was submitted.")
     nav = _navigator(attempt)
-    stems = dict(
-        attempt.responses.values_list("position", "question__stem_html").order_by("position")
-    )
+    rows = translations.with_translation(attempt.responses.all(), i18n.current(), "question__")
+    fields = ["position", "question__stem_html"]
+    if i18n.current() != i18n.DEFAULT:
+        fields += ["tr_html", "tr_stale"]
+    stems = {
+        r[0]: translations.stem_html(r[1], *(r[2:] or (None, None)))
+        for r in rows.values_list(*fields).order_by("position")
+    }
     for row in nav:
         row["stem"] = stems.get(row["position"], "")
     return render(

@@ -348,3 +348,13 @@ def test_a_next_action_translation_names_the_actions_in_the_page_language(monkey
     assert all(c["html"].startswith("PL:") for c in ctx["choices"])
     assert sorted(o["why_html"] for o in fb["options"]) == sorted(f"PL-WHY-{i}" for i in range(4))
     assert [o["correct"] for o in fb["options"]].count(True) == 1  # the key is the catalogue's
+
+
+def test_the_done_page_and_exam_summary_quote_stems_in_the_page_language(client, content, learner):
+    client.force_login(learner)
+    practice = services.practice_start(owner=Owner(learner, ""), subtopics=[], which="all", count=2)
+    assert "Ułóż jedną iterację" in client.get(f"/pl/practice/{practice.pk}/done/").content.decode()
+    exam = services.exam_start(owner=Owner(learner, ""), count=2)
+    summary = client.get(f"/zh-hans/exam/{exam.pk}/summary/").content.decode()
+    assert "循环接下来做什么" in summary
+    assert "A response arrives with" in client.get(f"/exam/{exam.pk}/summary/").content.decode()
