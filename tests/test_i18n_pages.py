@@ -130,3 +130,13 @@ def test_the_switcher_keeps_a_practice_question_and_a_sandbox_step(client, one_o
         for tag, url in links.items():  # the same question / step, in that language
             other = client.get(url)
             assert other.status_code == 200 and f'<html lang="{tag}"' in other.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_header_marks_the_current_section_in_every_language(client, instructor):
+    for prefix in LANGS.values():
+        html = client.get(f"{prefix}/notes/").content.decode()
+        assert re.search(rf'<a href="{prefix}/notes/" aria-current="page">', html), prefix
+    client.force_login(instructor)
+    polish = client.get("/pl/author/").content.decode()
+    assert 'href="/pl/author/import/"' in polish  # the instructors' sub-navigation is there
