@@ -194,3 +194,9 @@ def test_check_yourself_questions_speak_the_note_language(client, content):
     assert "Co pętla robi dalej?" in polish
     english = client.get("/notes/mini-loop/").content.decode()
     assert "What does the loop do next?" in english and "Co pętla" not in english
+
+
+@pytest.mark.django_db
+def test_the_index_marks_an_english_stand_in_as_english(client, content):
+    assert '<li lang="en">' in client.get("/zh-hant/notes/").content.decode()
+    assert '<li lang="en">' not in client.get("/pl/notes/").content.decode()
