@@ -120,7 +120,10 @@ def stamp(content_dir: Path) -> list[str]:
     for _lang, path in translations.translation_files(content_dir):
         text = path.read_text(encoding="utf-8")
         new = text
-        data = yaml.safe_load(text) or {}
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError:
+            continue  # not stamped: --check reports the file
         for entry in data.get("translations", []) if isinstance(data, dict) else []:
             slug = entry.get("slug") if isinstance(entry, dict) else None
             if slug in english:

@@ -200,3 +200,20 @@ def test_check_yourself_questions_speak_the_note_language(client, content):
 def test_the_index_marks_an_english_stand_in_as_english(client, content):
     assert '<li lang="en">' in client.get("/zh-hant/notes/").content.decode()
     assert '<li lang="en">' not in client.get("/pl/notes/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_broken_translated_note_falls_back_to_english_instead_of_an_error(client, content):
+    (content / "notes" / "pl" / "01-mini.md").write_text("no front matter\n")
+    response = client.get("/pl/notes/mini-loop/")
+    assert response.status_code == 200 and FALLBACK in response.content.decode()
+    with pytest.raises(CommandError):
+        call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.mark.django_db
+def test_a_broken_glossary_translation_shows_the_english_one(client, content):
+    (content / "glossary.pl.yaml").write_text("terms: [\n")
+    response = client.get("/pl/glossary/")
+    assert response.status_code == 200 and "Application code" in response.content.decode()
+    assert any("not valid YAML" in p for p in i18n_check.check(content).problems)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 import re
 import threading
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from core.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
 from .structure import note_hash
+
+log = logging.getLogger(__name__)
 
 TODAY_MARKER_RE = re.compile(r"^\[\[today:([^\]]*)\]\]\s*$", re.MULTILINE)
 
@@ -267,7 +270,12 @@ def notes_in(lang: str | None = None) -> dict[str, Note]:
     english = library().notes()
     if lang == i18n.DEFAULT:
         return english
-    translated = library(lang).notes() if library(lang).directory.is_dir() else {}
+    translated: dict[str, Note] = {}
+    if library(lang).directory.is_dir():
+        try:
+            translated = library(lang).notes()
+        except NoteError as e:  # loadcontent names it; readers get English meanwhile, not a 500
+            log.error("translated notes (%s) not loaded: %s", lang, e)
     key = (id(english), id(translated))
     cached = _merged.get(lang)
     if cached and cached[0] == key:
@@ -338,7 +346,10 @@ def glossary(lang: str | None = None) -> list[GlossaryTerm]:
     if lang != i18n.DEFAULT and lang in i18n.CODES:
         translated = Path(settings.CONTENT_DIR) / f"glossary.{lang}.yaml"
         if translated.exists():
-            local = {str(t["term"]): t for t in _read_glossary(translated)}
+            try:
+                local = {str(t["term"]): t for t in _read_glossary(translated)}
+            except yaml.YAMLError as e:  # translations --check names it; English meanwhile
+                log.error("%s not loaded: %s", translated, e)
     terms = []
     for t in _read_glossary(path):
         mine = local.get(str(t["term"]))
