@@ -7,56 +7,24 @@ the schema's messages next to the field it is about.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import yaml
 from django import forms
 from django.forms import formset_factory
+from django.utils.translation import gettext_lazy as _
 
-from quizzes import schema
+from quizzes import kinds, schema
 from quizzes.forms import SUBTOPIC_LABELS
 from studyapp.agentloop import bounded, catalogue
 
 from .models import ProblemReport
 
-KIND_LABELS = {
-    "single": "Single choice",
-    "multiple": "Multiple response",
-    "truefalse": "True or false",
-    "ordering": "Ordering",
-    "matching": "Matching",
-    "next_action": "Next action (a response is shown)",
-    "json": "JSON answer",
-    "fix": "Fix the conversation",
-}
-# Rows each kind starts with on a new question (the schema's lower bound, or none).
-START_ROWS = {
-    "single": 4,
-    "multiple": 4,
-    "truefalse": 2,
-    "ordering": 4,
-    "matching": 3,
-    "next_action": 3,
-}
-ROW_LIST = {  # the bank key that holds a kind's rows
-    "single": "options",
-    "multiple": "options",
-    "truefalse": "options",
-    "ordering": "items",
-    "matching": "pairs",
-    "next_action": "choices",
-}
+KIND_LABELS = kinds.LABELS  # every kind has a browser editor; its module says which rows and fields
 MAX_ROWS = 8
-JSON_FIELDS = ("response", "accept", "wrong_answers", "messages", "sample_fix", "context")
-KIND_FIELDS = {
-    "matching": ("extra_rights",),
-    "next_action": ("response",),
-    "json": ("accept", "normalize", "why", "wrong_answers", "placeholder"),
-    "fix": ("messages", "sample_fix", "context", "why"),
-}
-CONTEXT_KEYS = ("tools", "tool_choice", "thinking")
+#: The bank keys that hold a kind's rows (options, items, pairs, choices, answers).
+ROW_KEYS = tuple(dict.fromkeys(m.ROWS for m in kinds.REGISTRY.values() if m.ROWS))
 
 
 def _area(rows: int, *, code: bool = False, help_id: str = "") -> forms.Textarea:
@@ -64,6 +32,22 @@ def _area(rows: int, *, code: bool = False, help_id: str = "") -> forms.Textarea
     if code:
         attrs.update(spellcheck="false", autocomplete="off", **{"class": "code"})
     return forms.Textarea(attrs=attrs)
+
+
+def today_field() -> forms.ChoiceField:
+    """The optional ``today:`` id: which rule of the model catalogue the feedback's "the exam vs
+    today" line shows (studyapp/agentloop/changes.py)."""
+    from studyapp.agentloop.changes import CHANGES
+
+    return forms.ChoiceField(
+        label=_("The exam vs today"),
+        choices=[("", _("None"))] + [(c.id, f"{c.id}: {c.title}") for c in CHANGES.values()],
+        required=False,
+        help_text=_(
+            "Optional: after answering, the feedback says what today's models do about this "
+            "rule; the question stays keyed to the exam's answer."
+        ),
+    )
 
 
 class QuestionForm(forms.Form):
@@ -107,55 +91,6 @@ class QuestionForm(forms.Form):
     explanation = forms.CharField(
         widget=_area(4), required=False, help_text="Markdown, shown after answering."
     )
-    # Kind-specific fields: the template shows those of the question's kind only.
-    response = forms.CharField(
-        label="The API response (JSON)",
-        widget=_area(14, code=True),
-        required=False,
-        help_text="A whole Messages API response; the right action comes from its stop_reason.",
-    )
-    extra_rights = forms.CharField(
-        label="Extra right-hand texts",
-        widget=_area(2),
-        required=False,
-        help_text="Wrong answers that match nothing, one per line (optional).",
-    )
-    accept = forms.CharField(
-        label="Accepted answers (a JSON list)",
-        widget=_area(5, code=True),
-        required=False,
-        help_text="Each value that is right, compared by structure, not by text.",
-    )
-    normalize = forms.ChoiceField(
-        choices=[("", "Compare as written"), ("tool_choice", "Normalise as a tool_choice")],
-        required=False,
-    )
-    why = forms.CharField(
-        label="Why the answer is right", widget=_area(3), required=False, help_text="Markdown."
-    )
-    wrong_answers = forms.CharField(
-        label="Anticipated wrong answers (a JSON list)",
-        widget=_area(5, code=True),
-        required=False,
-        help_text='Optional: [{"answer": …, "why": "…", "family": "…"}].',
-    )
-    placeholder = forms.CharField(max_length=200, required=False)
-    messages = forms.CharField(
-        label="The broken history (JSON list of messages)",
-        widget=_area(12, code=True),
-        required=False,
-    )
-    sample_fix = forms.CharField(
-        label="A repaired history (JSON list of messages)",
-        widget=_area(12, code=True),
-        required=False,
-    )
-    context = forms.CharField(
-        label="Request context (JSON object)",
-        widget=_area(3, code=True),
-        required=False,
-        help_text="Optional: tools, tool_choice and thinking of the request, as an object.",
-    )
 
     def __init__(self, *args, kind: str, editing: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -170,9 +105,10 @@ class QuestionForm(forms.Form):
         self.fields["notes"].widget.choices = choices
         if editing:
             self.fields["slug"].disabled = True
-        for name in {n for names in KIND_FIELDS.values() for n in names}:
-            if name not in KIND_FIELDS.get(kind, ()):
-                del self.fields[name]
+        # The kind's own fields come from its module (quizzes/kinds/<kind>.py).
+        self.kind_names = list(kinds.of(kind).editor_fields())
+        self.fields.update(kinds.of(kind).editor_fields())
+        self.fields["today"] = today_field()
 
     def common_fields(self):
         names = ("slug", "subtopic", "concept", "difficulty", "notes", "sources")
@@ -182,7 +118,10 @@ class QuestionForm(forms.Form):
         return [self["stem"], self["explanation"]]
 
     def kind_fields(self):
-        return [self[n] for n in KIND_FIELDS.get(self.kind, ())]
+        return [self[n] for n in self.kind_names]
+
+    def today_fields(self):
+        return [self["today"]]
 
 
 class OptionForm(forms.Form):
@@ -194,6 +133,18 @@ class OptionForm(forms.Form):
         label="Action",
         required=False,
         choices=[("", "Choose…")] + [(a.code, a.label) for a in catalogue.NEXT_ACTIONS.values()],
+    )
+    tolerance = forms.CharField(
+        label=_("Tolerance (±)"),
+        required=False,
+        max_length=40,
+        help_text=_("A number of at least 0; blank means exactly this number."),
+    )
+    grade = forms.CharField(
+        label=_("Grade (%)"),
+        required=False,
+        max_length=20,
+        help_text=_("0 to 100; blank means 100. One answer must be worth 100."),
     )
     correct = forms.BooleanField(required=False)
     why = forms.CharField(required=False, widget=_area(2), help_text="Markdown.")
@@ -231,6 +182,19 @@ def _json_field(form: QuestionForm, name: str, errors: dict[str, list[str]]) -> 
         return None
 
 
+class _Editor:
+    """What a kind's ``from_editor`` may ask of the form: a JSON field read, an error noted."""
+
+    def __init__(self, form: QuestionForm, errors: dict[str, list[str]]):
+        self.form, self.errors = form, errors
+
+    def json(self, name: str) -> Any:
+        return _json_field(self.form, name, self.errors)
+
+    def error(self, name: str, message: str) -> None:
+        self.errors.setdefault(name, []).append(message)
+
+
 def build_question(
     form: QuestionForm, rows: OptionFormSet, *, status: str
 ) -> tuple[dict, dict[str, list[str]], list[int]]:
@@ -252,54 +216,11 @@ def build_question(
     used = [
         i for i, f in enumerate(rows.forms) if not f.is_blank() and not f.cleaned_data.get("DELETE")
     ]
-    entries = []
-    for i in used:
-        r = rows.forms[i].cleaned_data
-        if kind in ("single", "multiple", "truefalse"):
-            e = {"text": r["text"], "correct": r["correct"], "why": r["why"]}
-        elif kind == "ordering":
-            e = {"text": r["text"], "why": r["why"]}
-        elif kind == "matching":
-            e = {"left": r["text"], "right": r["right"], "why": r["why"]}
-        else:  # next_action
-            e = {"action": r["action"] or None, "correct": r["correct"], "why": r["why"]}
-        if r.get("family") and kind in ("single", "multiple", "truefalse", "next_action"):
-            e["family"] = r["family"]
-        entries.append(e)
-    if kind in ROW_LIST:
-        q[ROW_LIST[kind]] = entries
-    if kind == "matching":
-        q["extra_rights"] = _lines(data.get("extra_rights", ""))
-    if kind == "next_action":
-        q["response"] = _json_field(form, "response", errors)
-    if kind == "json":
-        q["accept"] = _json_field(form, "accept", errors)
-        wrong = _json_field(form, "wrong_answers", errors)
-        q["wrong_answers"] = wrong if wrong is not None else []
-        if data.get("normalize"):
-            q["normalize"] = data["normalize"]
-        q["why"] = data.get("why", "")
-        q["placeholder"] = data.get("placeholder", "")
-    if kind == "fix":
-        q["messages"] = _json_field(form, "messages", errors)
-        q["sample_fix"] = _json_field(form, "sample_fix", errors)
-        q["why"] = data.get("why", "")
-        context = _json_field(form, "context", errors)
-        if context is not None and not isinstance(context, dict):
-            errors.setdefault("context", []).append(
-                'The context must be a JSON object, e.g. {"tools": [...]}.'
-            )
-        elif context:
-            unknown = sorted(set(context) - set(CONTEXT_KEYS))
-            if unknown:
-                errors.setdefault("context", []).append(
-                    f"The context may hold {', '.join(CONTEXT_KEYS)} only (not {unknown[0]})."
-                )
-            q.update({k: v for k, v in context.items() if k in CONTEXT_KEYS})
+    if data.get("today"):
+        q["today"] = data["today"]
+    ed = _Editor(form, errors)
+    q.update(kinds.of(kind).from_editor(data, [rows.forms[i].cleaned_data for i in used], ed))
     return {k: v for k, v in q.items() if v is not None}, errors, used
-
-
-CHOICE_KINDS_WITH_TRAPS = ("single", "multiple", "truefalse", "next_action")
 
 
 def check(question: dict, *, require_families: bool = True) -> tuple[dict | None, list[str]]:
@@ -308,8 +229,9 @@ def check(question: dict, *, require_families: bool = True) -> tuple[dict | None
     result = schema.parse_text(text, file="editor")
     problems = [p.message for p in result.problems]
     # Files and imports may leave a wrong answer untagged; a question written here names its trap.
-    key = {"next_action": "choices"}.get(question.get("kind"), "options")
-    if require_families and question.get("kind") in CHOICE_KINDS_WITH_TRAPS:
+    module = kinds.get(question.get("kind") or "")
+    key = module.ROWS if module else ""
+    if require_families and module is not None and module.TRAPS_REQUIRED:
         for i, o in enumerate(question.get(key) or [], 1):
             if isinstance(o, dict) and not o.get("correct") and not o.get("family"):
                 problems.append(f"{key}[{i}].family must be one of {', '.join(schema.FAMILIES)}")
@@ -319,10 +241,16 @@ def check(question: dict, *, require_families: bool = True) -> tuple[dict | None
 
 # --- putting the schema's messages next to the fields ----------------------------------------
 
-_ROW_RE = re.compile(r"^(options|items|pairs|choices)\[(\d+)\]\.(\w+) (.*)$")
-_ROW_FIELD = {"left": "text", "text": "text", "right": "right", "action": "action"}
+_ROW_RE = re.compile(r"^(options|items|pairs|choices|answers)\[(\d+)\]\.(\w+) (.*)$")
+_ROW_FIELD = {
+    "left": "text",
+    "text": "text",
+    "right": "right",
+    "action": "action",
+    "answer": "text",
+}
 _FIELD_RE = re.compile(r"^([a-z_]+)\b")
-_GROUP_HINTS = ("option", "choice", "pairs", "items", "catalogue", "the key says")
+_GROUP_HINTS = ("option", "choice", "pairs", "items", "answers", "catalogue", "the key says")
 _MESSAGE_FIELD = {
     "each source": "sources",
     "an accepted answer": "accept",
@@ -358,7 +286,7 @@ def place_problems(problems: list[str], form: QuestionForm, rows, used: list[int
         if field in form.fields:
             if not form.has_error(field):  # a field whose JSON does not parse says so already
                 form.add_error(field, message)
-        elif field in ROW_LIST.values() or any(h in message for h in _GROUP_HINTS):
+        elif field in ROW_KEYS or any(h in message for h in _GROUP_HINTS):
             group.append(message)
         else:
             form.add_error(None, message)
@@ -379,54 +307,16 @@ def question_initial(parsed: dict) -> tuple[dict, list[dict]]:
         "explanation": parsed["explanation"],
     }
 
-    def dump(value):
-        return json.dumps(value, indent=2, ensure_ascii=False)
-
-    kind = parsed["kind"]
-    if kind == "matching":
-        initial["extra_rights"] = "\n".join(data.get("extra_rights", []))
-    if kind == "next_action":
-        initial["response"] = dump(data.get("response"))
-    if kind == "json":
-        initial.update(
-            accept=dump(data.get("accept", [])),
-            normalize=data.get("normalize", ""),
-            why=data.get("why", ""),
-            wrong_answers=dump(
-                [
-                    {k: w[k] for k in ("answer", "why", "family") if k in w}
-                    for w in data["wrong_answers"]
-                ]
-            )
-            if data.get("wrong_answers")
-            else "",
-            placeholder=data.get("placeholder", ""),
-        )
-    if kind == "fix":
-        initial.update(
-            messages=dump(data.get("messages", [])),
-            sample_fix=dump(data.get("sample_fix", [])),
-            context=dump(data["context"]) if data.get("context") else "",
-            why=data.get("why", ""),
-        )
-    rows = [
-        {
-            "text": o["text"],
-            "right": o.get("match", ""),
-            "action": o.get("key", "") if kind == "next_action" else "",
-            "correct": o["correct"],
-            "why": o["why"],
-            "family": o.get("family", ""),
-        }
-        for o in parsed["options"]
-    ]
-    return initial, rows
+    if data.get("today"):
+        initial["today"] = data["today"]
+    own, rows = kinds.of(parsed["kind"]).to_editor(parsed)
+    initial.update(own)
+    blank = {"text": "", "right": "", "action": "", "correct": False, "why": "", "family": ""}
+    return initial, [{**blank, **row} for row in rows]
 
 
 def new_rows(kind: str) -> list[dict]:
-    if kind == "truefalse":
-        return [{"text": "True"}, {"text": "False"}]
-    return [{} for _ in range(START_ROWS.get(kind, 0))]
+    return kinds.of(kind).new_rows()
 
 
 class ReportForm(forms.Form):

@@ -7,7 +7,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from quizzes import bank, kinds
+from quizzes import bank, importing, kinds
 from quizzes.models import Question
 from studyapp.agentloop import catalogue
 
@@ -20,69 +20,9 @@ class AuthoringError(ValueError):
 
 
 def question_as_bank_dict(question: Question) -> dict[str, Any]:
-    """The question version as a bank file holds it (docs/QUESTION_FORMAT.md)."""
-    data = question.data or {}
-    q: dict[str, Any] = {
-        "slug": question.slug,
-        "kind": question.kind,
-        "subtopic": question.subtopic,
-        "concept": question.concept,
-        "difficulty": question.difficulty,
-        "status": question.status,
-        "notes": question.notes_ref,
-        "sources": list(question.sources),
-        "stem": question.stem,
-        "explanation": question.explanation,
-    }
-    # Scenario and cluster tags survive editing and export (only when set, like the files).
-    for tag in ("scenario", "cluster", "idnumber"):
-        if getattr(question, tag, ""):
-            q[tag] = getattr(question, tag)
-    if data.get("today"):  # the exam-vs-today line survives editing and publishing
-        q["today"] = data["today"]
-    options = list(question.options.all())
-    if kinds.get(question.kind) is not None:
-        kinds.get(question.kind).to_yaml(question, q)
-        return q
-
-    def with_family(entry: dict, family: str) -> dict:
-        return {**entry, "family": family} if family else entry
-
-    if question.kind in ("single", "multiple", "truefalse"):
-        q["options"] = [
-            with_family({"text": o.text, "correct": o.correct, "why": o.why}, o.family)
-            for o in options
-        ]
-    elif question.kind == "ordering":
-        q["items"] = [{"text": o.text, "why": o.why} for o in options]
-    elif question.kind == "matching":
-        rights = {r["key"]: r["text"] for r in data.get("rights", [])}
-        q["pairs"] = [
-            {"left": o.text, "right": rights.get(o.match, ""), "why": o.why} for o in options
-        ]
-        q["extra_rights"] = list(data.get("extra_rights", []))
-    elif question.kind == "next_action":
-        q["response"] = data.get("response")
-        q["choices"] = [
-            with_family({"action": o.key, "correct": o.correct, "why": o.why}, o.family)
-            for o in options
-        ]
-    elif question.kind == "json":
-        q["accept"] = data.get("accept", [])
-        if data.get("normalize"):
-            q["normalize"] = data["normalize"]
-        q["why"] = data.get("why", "")
-        q["wrong_answers"] = [
-            {"answer": w["answer"], "why": w["why"], "family": w["family"]}
-            for w in data.get("wrong_answers", [])
-        ]
-        q["placeholder"] = data.get("placeholder", "")
-    elif question.kind == "fix":
-        q["messages"] = data.get("messages", [])
-        q["sample_fix"] = data.get("sample_fix", [])
-        q["why"] = data.get("why", "")
-        q.update(data.get("context", {}))
-    return q
+    """The question version as a bank file holds it (docs/QUESTION_FORMAT.md): the export's own
+    mapping, so the editor, the files and the exports never disagree."""
+    return importing.question_to_bank(question)
 
 
 def question_editable(question: Question) -> dict[str, Any]:
@@ -235,7 +175,7 @@ def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Q
     ]
     question = {
         "slug": slug,
-        "kind": "next_action",
+        "kind": kinds.Kind.NEXT_ACTION.value,
         "subtopic": "stop-reasons",
         "concept": f"next-action-{info.value.replace('_', '-')}",
         "difficulty": 2,

@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
@@ -18,7 +19,6 @@ from core import i18n
 from core.owners import get_owner
 from quizzes import grading, importing, kinds, presentation, stats, translations
 from quizzes.models import Attempt, Question
-from quizzes.schema import KINDS
 from studyapp.agentloop import bounded
 from studyapp.sandbox.library import library
 
@@ -164,22 +164,15 @@ def _preview_context(parsed: dict) -> dict:
 
 def _editor(request, *, kind: str, question: Question | None):
     editing = question is not None
-    if kind not in forms.KIND_LABELS and editing:  # no browser editor yet: preview and publish
-        return render(
-            request,
-            "authoring/question_readonly.html",
-            {
-                "question": question,
-                "preview": _preview_context(forms.check(importing.question_to_bank(question))[0]),
-                "label": kinds.get(kind).LABEL,
-            },
-        )
+    module = kinds.of(kind)
     form, rows = _bind(
         request, kind, services.question_editable(question) if editing else None, editing
     )
     ctx = {"form": form, "rows": rows, "kind": kind, "kind_label": forms.KIND_LABELS[kind]}
     ctx["concepts"] = pickers.concept_choices()  # one query: the concepts the bank uses
-    ctx.update(question=question, row_list=forms.ROW_LIST.get(kind), status=200)
+    ctx.update(question=question, status=200, row_list=module.ROWS, row_fields=module.ROW_FIELDS)
+    ctx.update(row_legend=module.ROW_LEGEND, row_label=module.ROW_LABEL)
+    ctx["row_text_label"] = getattr(module, "ROW_TEXT_LABEL", gettext_noop("Text"))
     if request.method == "POST" and "add_option" not in request.POST:
         action = request.POST.get("save", "")
         publish = action == "publish"
@@ -220,12 +213,11 @@ def _editor(request, *, kind: str, question: Question | None):
 @require_http_methods(["GET", "POST"])
 def question_new(request):
     kind = request.GET.get("kind") or request.POST.get("kind", "")
-    if kind not in forms.KIND_LABELS:
-        module = kinds.get(kind)
+    if kinds.get(kind) is None:
         return render(
             request,
             "authoring/question_kind.html",
-            {"kinds": forms.KIND_LABELS, "asked": kind, "file_only": module and module.LABEL},
+            {"kinds": forms.KIND_LABELS, "asked": kind},
             status=400 if kind else 200,
         )
     return _editor(request, kind=kind, question=None)
@@ -244,7 +236,7 @@ def question_edit(request, slug: str):
 def question_preview(request: HtmxHttpRequest):
     """The question exactly as candidates will see it, from the editor's unsaved fields."""
     kind, original = request.POST.get("kind", ""), request.POST.get("original", "")
-    if kind not in KINDS:
+    if kinds.get(kind) is None:
         return render(request, "authoring/preview_page.html", {"bad_kind": kind}, status=400)
     form = forms.QuestionForm(
         request.POST, kind=kind, editing=bool(original), initial={"slug": original}
@@ -416,8 +408,8 @@ def question_version(request, slug: str, version: int):
         for line in difflib.unified_diff(_as_yaml(before), _as_yaml(question), lineterm="", n=2):
             if line.startswith(("---", "+++")):
                 continue
-            kind = {"+": "added", "-": "removed", "@": "hunk"}.get(line[:1], "same")
-            diff.append({"kind": kind, "text": line})
+            change = {"+": "added", "-": "removed", "@": "hunk"}.get(line[:1], "same")
+            diff.append({"change": change, "text": line})
     answer = presentation.right_answer(question)
     preview = {
         "question": question,

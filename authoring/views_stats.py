@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from quizzes import stats
+from quizzes import kinds, stats
 from quizzes.models import Option, Question, Response
 from studyapp.agentloop import bounded
 
@@ -84,7 +84,7 @@ def stats_question(request: HttpRequest, slug: str) -> HttpResponse:
         ).values_list("attempt_id", "answer", "score")
         if attempt_id in ids
     ]
-    if question.kind in ("single", "multiple", "truefalse", "next_action"):
+    if kinds.of(question.kind).CHOICES:
         options = Option.objects.filter(question__slug=slug).order_by(
             "-question__version", "position"
         )

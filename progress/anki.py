@@ -13,6 +13,7 @@ import genanki
 from django.db.models import OuterRef, Subquery
 
 from core.owners import Owner
+from quizzes import kinds
 from quizzes.models import Attempt, Question, Response
 
 from . import flashcards
@@ -62,9 +63,7 @@ def missed_questions(owner: Owner) -> list[Question]:
 
 def _question_back(q: Question) -> str:
     right = [o.text_html for o in q.options.all() if o.correct]
-    answer = (
-        "<br>".join(right) if q.kind in ("single", "multiple", "truefalse", "next_action") else ""
-    )
+    answer = "<br>".join(right) if kinds.of(q.kind).CHOICES else ""
     head = f"<p><b>{answer}</b></p>" if answer else ""
     return head + q.explanation_html
 

@@ -36,25 +36,8 @@ def content_hash(parsed: dict[str, Any]) -> str:
 def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
     digest = content_hash(parsed)
     data = copy.deepcopy(parsed["data"])
-    rights_by_text: dict[str, str] = {}
-    if parsed["kind"] == "matching":
-        rights = []
-        for text in [o["match"] for o in parsed["options"]] + data.get("extra_rights", []):
-            if text not in rights_by_text:
-                rights_by_text[text] = new_key()
-                rights.append(
-                    {"key": rights_by_text[text], "text": text, "html": render_inline(text)}
-                )
-        data["rights"] = rights
-    module = kinds.get(parsed["kind"])
-    if module is not None:
-        module.build(data)
-    if parsed["kind"] == "fix":
-        data["why_html"] = render_markdown(data.get("why", "")).html
-    if parsed["kind"] == "json":
-        data["why_html"] = render_inline(data.get("why", ""))
-        for w in data.get("wrong_answers", []):
-            w["why_html"] = render_inline(w["why"])
+    # Each kind adds its rendered HTML; matching returns the key of each right-hand text.
+    rights_by_text = kinds.of(parsed["kind"]).build(data, parsed["options"])
     question = Question(
         slug=parsed["slug"],
         version=version,

@@ -279,51 +279,8 @@ def question_to_bank(q: Question) -> dict:
             out[tag] = getattr(q, tag)
     if (q.data or {}).get("today"):
         out["today"] = q.data["today"]
-    options = list(q.options.all())
-    data = q.data or {}
-    if kinds.get(q.kind) is not None:
-        kinds.get(q.kind).to_yaml(q, out)
-    elif q.kind in ("single", "multiple", "truefalse"):
-        out["options"] = [_choice(o, {"text": o.text}) for o in options]
-    elif q.kind == "next_action":
-        out["response"] = data.get("response")
-        out["choices"] = [_choice(o, {"action": o.key}) for o in options]
-    elif q.kind == "ordering":
-        out["items"] = [{"text": o.text, "why": o.why} for o in options]
-    elif q.kind == "matching":
-        rights = {r["key"]: r["text"] for r in data.get("rights", [])}
-        out["pairs"] = [
-            {"left": o.text, "right": rights.get(o.match, ""), "why": o.why} for o in options
-        ]
-        if data.get("extra_rights"):
-            out["extra_rights"] = list(data["extra_rights"])
-    elif q.kind == "json":
-        out["accept"] = data.get("accept", [])
-        if data.get("normalize"):
-            out["normalize"] = data["normalize"]
-        out["why"] = data.get("why", "")
-        if data.get("placeholder"):
-            out["placeholder"] = data["placeholder"]
-        if data.get("wrong_answers"):
-            out["wrong_answers"] = [
-                {"answer": w["answer"], "why": w["why"], "family": w["family"]}
-                for w in data["wrong_answers"]
-            ]
-    elif q.kind == "fix":
-        out["why"] = data.get("why", "")
-        out.update(data.get("context", {}))
-        out["messages"] = data.get("messages", [])
-        out["sample_fix"] = data.get("sample_fix", [])
+    kinds.of(q.kind).to_yaml(q, out, list(q.options.all()))
     return out
-
-
-def _choice(o, head: dict) -> dict:
-    head["why"] = o.why
-    if o.correct:
-        head["correct"] = True
-    elif o.family:  # an untagged wrong answer stays untagged
-        head["family"] = o.family
-    return head
 
 
 def export_questions(fmt: str, questions, lang: str = "") -> tuple[str, list[tuple[str, str]]]:

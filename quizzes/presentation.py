@@ -8,7 +8,7 @@ import random
 from core.today import feedback_line as today_line
 from studyapp.agentloop import catalogue, models
 
-from . import grading, kinds
+from . import kinds
 from .models import Question
 
 
@@ -19,11 +19,7 @@ def _rng(seed: int, question: Question) -> random.Random:
 
 def _shown_order(question: Question, options: list, rng: random.Random) -> list:
     """Choices in the order the learner saw them (and sees them again in the feedback)."""
-    if question.kind == "truefalse":
-        options.sort(key=lambda o: o.text != "True")
-    elif question.kind in ("single", "multiple", "next_action"):
-        rng.shuffle(options)
-    return options
+    return kinds.of(question.kind).shown_order(options, rng)
 
 
 def present(question: Question, seed: int, answer: dict | None = None) -> dict:
@@ -32,56 +28,24 @@ def present(question: Question, seed: int, answer: dict | None = None) -> dict:
     options = _shown_order(question, list(question.options.all()), rng)
     answer = answer or {}
     ctx: dict = {"kind": question.kind, "answer": answer}
-    module = kinds.get(question.kind)
-    if module is not None:
-        ctx.update(module.present(question, answer))
-        return ctx
-    chosen = set(answer.get("choices", [])) | {answer.get("choice")}
-    ctx["choices"] = [
-        {"key": o.key, "html": o.text_html, "checked": o.key in chosen} for o in options
-    ]
-    if question.kind == "ordering":
-        items = list(options)
-        rng.shuffle(items)
-        if len(items) > 1 and [o.position for o in items] == sorted(o.position for o in items):
-            items = items[1:] + items[:1]  # never show the answer as the starting order
-        rank = {k: i + 1 for i, k in enumerate(answer.get("order", []))}
-        # Positions start blank, so an untouched question is never saved as an answer.
-        ctx["order_items"] = [
-            {"key": o.key, "html": o.text_html, "position": rank.get(o.key)} for o in items
-        ]
-        ctx["positions"] = list(range(1, len(items) + 1))
-    if question.kind == "matching":
-        lefts = list(options)
-        rng.shuffle(lefts)
-        rights = list(question.data.get("rights", []))
-        rng.shuffle(rights)
-        matches = answer.get("matches", {})
-        ctx["lefts"] = [
-            {"key": o.key, "html": o.text_html, "selected": matches.get(o.key, "")} for o in lefts
-        ]
-        ctx["rights"] = [{"key": r["key"], "html": r["html"], "text": r["text"]} for r in rights]
-    if question.kind == "next_action":
-        ctx["response"] = response_view(question.data.get("response") or {})
-    if question.kind == "json":
-        ctx["placeholder"] = question.data.get("placeholder", "")
-        ctx["text"] = answer.get("text", "")
-    if question.kind == "fix":
-        broken = json.dumps(question.data.get("messages", []), indent=2, ensure_ascii=False)
-        ctx["text"] = answer.get("text") or broken
-        ctx["rows"] = min(40, ctx["text"].count("\n") + 2)
+    ctx.update(kinds.of(question.kind).present(question, answer, options, rng))
     return ctx
+
+
+def shown_response(question: Question) -> dict | None:
+    """The API response a question shows with its stem, ready for display (or None)."""
+    return kinds.of(question.kind).shown_response(question)
 
 
 def response_view(response: dict) -> dict:
     """A Messages API response prepared for display: each block with pretty JSON where useful."""
     blocks = []
     for block in response.get("content", []):
-        kind = block.get("type", "?")
-        view = {"type": kind, "block": block}
-        if kind in ("tool_use", "server_tool_use"):
+        btype = block.get("type", "?")
+        view = {"type": btype, "block": block}
+        if btype in ("tool_use", "server_tool_use"):
             view["input_json"] = json.dumps(block.get("input", {}), indent=2, ensure_ascii=False)
-        if kind not in ("text", "thinking", "redacted_thinking", "tool_use", "server_tool_use"):
+        if btype not in ("text", "thinking", "redacted_thinking", "tool_use", "server_tool_use"):
             view["raw_json"] = json.dumps(block, indent=2, ensure_ascii=False)
         blocks.append(view)
     return {
@@ -95,25 +59,7 @@ def response_view(response: dict) -> dict:
 
 def right_answer(question: Question) -> dict:
     """An answer that earns full marks, in the form the grader reads (for author previews)."""
-    options = list(question.options.all())
-    data = question.data or {}
-    if kinds.get(question.kind) is not None:
-        return kinds.get(question.kind).right_answer(question)
-    if question.kind == "next_action":
-        return {"choice": catalogue.next_action(data["response"])}
-    if question.kind == "multiple":
-        return {"choices": [o.key for o in options if o.correct]}
-    if question.kind in ("single", "truefalse"):
-        return {"choice": next((o.key for o in options if o.correct), "")}
-    if question.kind == "ordering":
-        return {"order": [o.key for o in sorted(options, key=lambda o: o.position)]}
-    if question.kind == "matching":
-        return {"matches": {o.key: o.match for o in options}}
-    if question.kind == "json":
-        return {"text": json.dumps((data.get("accept") or [None])[0], indent=2)}
-    if question.kind == "fix":
-        return {"text": json.dumps(data.get("sample_fix", []), indent=2)}
-    return {}
+    return kinds.of(question.kind).right_answer(question, list(question.options.all()))
 
 
 def feedback(
@@ -128,70 +74,10 @@ def feedback(
     today_id = (question.data or {}).get("today")
     if today_id in models.CHANGES:  # generated now, from the catalogue
         ctx["today"] = {"id": today_id, "line": today_line(today_id)}
-    if kinds.get(question.kind) is not None:
-        ctx.update(kinds.get(question.kind).feedback(question, answer))
-        if ctx.get("pending") and score is not None:  # an instructor has graded it
-            ctx["graded"] = ctx["percent"]
-        return ctx
-    if question.kind in ("single", "multiple", "truefalse", "next_action"):
-        if seed is not None:
-            options = _shown_order(question, options, _rng(seed, question))
-        chosen = set(answer.get("choices", [])) | {answer.get("choice")}
-        right = None
-        if question.kind == "next_action":
-            right = catalogue.next_action(question.data["response"])
-        ctx["options"] = [
-            {
-                "html": o.text_html,
-                "why_html": o.why_html,
-                "correct": (o.key == right) if right else o.correct,
-                "chosen": o.key in chosen,
-                "family": o.family,
-            }
-            for o in options
-        ]
-    elif question.kind == "ordering":
-        order = answer.get("order", [])
-        yours = {k: i + 1 for i, k in enumerate(order)}
-        ctx["steps"] = [
-            {"html": o.text_html, "why_html": o.why_html, "yours": yours.get(o.key)}
-            for o in options
-        ]
-    elif question.kind == "matching":
-        rights = {r["key"]: r["html"] for r in question.data.get("rights", [])}
-        matches = answer.get("matches", {})
-        ctx["pairs"] = [
-            {
-                "left": o.text_html,
-                "right": rights.get(o.match, ""),
-                "yours": rights.get(matches.get(o.key, ""), ""),
-                "ok": matches.get(o.key) == o.match,
-                "why_html": o.why_html,
-            }
-            for o in options
-        ]
-    elif question.kind == "json":
-        data = question.data
-        ctx["text"] = answer.get("text", "")
-        ctx["accept"] = [json.dumps(a, indent=2) for a in data.get("accept", [])]
-        ctx["why_html"] = data.get("why_html", "")
-        ctx["matched"] = None
-        if ctx["text"]:
-            try:
-                key = grading.grade(question.grading_spec(), answer).feedback_key
-            except grading.AnswerError:
-                key = ""
-            if key.startswith("wrong-"):
-                ctx["matched"] = data["wrong_answers"][int(key[6:])]
-    elif question.kind == "fix":
-        ctx["text"] = answer.get("text", "")
-        ctx["fix"] = True
-        ctx["why_html"] = question.data.get("why_html", "")
-        ctx["sample"] = json.dumps(question.data.get("sample_fix", []), indent=2)
-        ctx["problems"] = []
-        if ctx["text"]:
-            try:
-                ctx["problems"] = grading.grade(question.grading_spec(), answer).details
-            except grading.AnswerError as e:
-                ctx["problems"] = [str(e)]
+    module = kinds.of(question.kind)
+    if seed is not None:
+        options = _shown_order(question, options, _rng(seed, question))
+    ctx.update(module.feedback(question, answer, options))
+    if ctx.get("pending") and score is not None:  # an instructor has graded it
+        ctx["graded"] = ctx["percent"]
     return ctx

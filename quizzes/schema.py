@@ -5,7 +5,6 @@ Run as ``python -m quizzes.schema FILE...`` to check files by hand.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -14,16 +13,13 @@ from typing import Any
 
 import yaml
 
-from studyapp.agentloop import bounded, catalogue, models
+from studyapp.agentloop import bounded, models
 
 from . import kinds, translation_rules
+from .kinds.base import plain
 from .scenarios import SCENARIO_CHOICES
 
-KINDS = (
-    "single", "multiple", "truefalse", "ordering", "matching", "next_action", "json", "fix",
-    "short_answer", "numerical", "essay",
-)  # fmt: skip
-CHOICE_KINDS = ("single", "multiple", "truefalse", "next_action")
+KINDS = tuple(kinds.REGISTRY)  # each kind's own checks live in its module (quizzes/kinds/)
 SUBTOPICS = (
     "loop-basics",
     "stop-reasons",
@@ -120,15 +116,6 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _plain(value: Any) -> Any:
-    """Turn loader dicts back into plain JSON-able values."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _as_loaded(value: Any) -> Any:
     """Plain data shaped as the loader returns it (mappings that know a line, lists not tuples)."""
     if isinstance(value, dict):
@@ -183,7 +170,7 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
     if not c.slug or not SLUG_RE.match(c.slug) or len(c.slug) > 80:
         c.err("slug must be lowercase letters, digits and single hyphens (at most 80)")
     kind = q.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kinds.get(kind) is None:
         c.err(f"kind must be one of {', '.join(KINDS)} (got {kind!r})")
     subtopic = q.get("subtopic")
     if subtopic not in SUBTOPICS:
@@ -247,20 +234,9 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
             c.err("idnumber must be text of at most 100 characters")
         else:
             out["idnumber"] = str(idnumber)
-    if kinds.get(kind) is not None:
-        kinds.get(kind).check(c, q, out)
-    elif kind in CHOICE_KINDS and kind != "next_action":
-        _check_options(c, q, kind, out)
-    elif kind == "next_action":
-        _check_next_action(c, q, out)
-    elif kind == "ordering":
-        _check_ordering(c, q, out)
-    elif kind == "matching":
-        _check_matching(c, q, out)
-    elif kind == "json":
-        _check_json(c, q, out)
-    elif kind == "fix":
-        _check_fix(c, q, out)
+    module = kinds.get(kind) if isinstance(kind, str) else None
+    if module is not None:
+        module.check(c, q, out)
     _check_translations(c, q, out)
     today = q.get("today")
     if today is not None:  # optional: what today's models do, shown after answering
@@ -272,216 +248,6 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         else:
             out["data"]["today"] = today
     return (out if not c.problems else None), c.problems
-
-
-def _option_list(c: _Checker, q: dict, key: str, low: int, high: int) -> list:
-    items = q.get(key)
-    if not isinstance(items, list):
-        c.err(f"{key} must be a list")
-        return []
-    if not low <= len(items) <= high:
-        c.err(f"{key} must have {low} to {high} entries (has {len(items)})")
-        if len(items) > 4 * high:
-            return []  # far too many: the count is the problem, checking each says nothing more
-    good = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            c.err(f"{key}[{i + 1}] must be a mapping")
-        else:
-            good.append(item)
-    return good
-
-
-def _check_options(c: _Checker, q: dict, kind: str, out: dict) -> None:
-    low, high = {"single": (3, 5), "multiple": (4, 6), "truefalse": (2, 2)}[kind]
-    options = _option_list(c, q, "options", low, high)
-    for i, opt in enumerate(options):
-        where = f"options[{i + 1}]."
-        correct = opt.get("correct", False)
-        if not isinstance(correct, bool):
-            c.err(f"{where}correct must be true or false", opt)
-        entry = {
-            "text": c.text(opt, "text", where),
-            "correct": correct is True,
-            "why": c.text(opt, "why", where),
-            "family": "" if correct is True else c.family(opt, where),
-        }
-        out["options"].append(entry)
-    n_correct = sum(o["correct"] for o in out["options"])
-    if kind in ("single", "truefalse") and n_correct != 1:
-        c.err(f"a {kind} question needs exactly one correct option (has {n_correct})")
-    if kind == "multiple" and n_correct < 2:
-        c.err(f"a multiple-response question needs two or more correct options (has {n_correct})")
-    if kind == "truefalse" and sorted(o["text"] for o in out["options"]) != ["False", "True"]:
-        c.err("a truefalse question's options are exactly 'True' and 'False'")
-    texts = [o["text"] for o in out["options"]]
-    if len(set(texts)) != len(texts):
-        c.err("two options have the same text")
-
-
-def _check_next_action(c: _Checker, q: dict, out: dict) -> None:
-    from anthropic.types import Message
-    from pydantic import ValidationError
-
-    response = q.get("response")
-    expected = None
-    if not isinstance(response, dict):
-        c.err("response must be a Messages API response (a mapping)")
-    else:
-        try:
-            Message.model_validate(_plain(response))
-            expected = catalogue.next_action(response)
-        except ValidationError as e:
-            first = e.errors()[0]
-            path = ".".join(str(p) for p in first["loc"])
-            c.err(f"response is not a valid Message at {path}: {first['msg']}", response)
-        except ValueError as e:
-            c.err(f"response: {e}", response)
-    out["data"]["response"] = _plain(response) if isinstance(response, dict) else None
-    choices = _option_list(c, q, "choices", 3, 5)
-    seen = set()
-    for i, ch in enumerate(choices):
-        where = f"choices[{i + 1}]."
-        action = ch.get("action")
-        if action not in catalogue.NEXT_ACTIONS:
-            c.err(f"{where}action must be a next-action code (got {action!r})", ch)
-            continue
-        if action in seen:
-            c.err(f"{where}action {action} is offered twice", ch)
-        seen.add(action)
-        correct = ch.get("correct", False) is True
-        out["options"].append(
-            {
-                "key": action,
-                "text": catalogue.NEXT_ACTIONS[action].label,
-                "correct": correct,
-                "why": c.text(ch, "why", where),
-                "family": "" if correct else c.family(ch, where),
-            }
-        )
-    marked = [o["key"] for o in out["options"] if o["correct"]]
-    if len(marked) != 1:
-        c.err(f"a next_action question marks exactly one choice correct (has {len(marked)})")
-    elif expected and marked[0] != expected:
-        c.err(
-            f"the key says {marked[0]} but the stop_reason catalogue says {expected} for this "
-            "response"
-        )
-    if expected and expected not in seen:
-        c.err(f"the catalogue's answer {expected} is not among the choices")
-
-
-def _check_ordering(c: _Checker, q: dict, out: dict) -> None:
-    items = _option_list(c, q, "items", 3, 7)
-    for i, item in enumerate(items):
-        where = f"items[{i + 1}]."
-        out["options"].append(
-            {
-                "text": c.text(item, "text", where),
-                "correct": True,
-                "why": c.text(item, "why", where),
-                "family": "",
-                "position": i,
-            }
-        )
-
-
-def _check_matching(c: _Checker, q: dict, out: dict) -> None:
-    pairs = _option_list(c, q, "pairs", 3, 6)
-    for i, pair in enumerate(pairs):
-        where = f"pairs[{i + 1}]."
-        out["options"].append(
-            {
-                "text": c.text(pair, "left", where),
-                "match": c.text(pair, "right", where),
-                "correct": True,
-                "why": c.text(pair, "why", where),
-                "family": "",
-                "position": i,
-            }
-        )
-    extra = q.get("extra_rights", [])
-    if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
-        c.err("extra_rights must be a list of texts")
-        extra = []
-    out["data"]["extra_rights"] = extra
-    lefts = [o["text"] for o in out["options"]]
-    if len(set(lefts)) != len(lefts):
-        c.err("two pairs have the same left-hand text")
-
-
-def _check_json(c: _Checker, q: dict, out: dict) -> None:
-    accept = q.get("accept")
-    if not isinstance(accept, list) or not accept:
-        c.err("accept must list at least one JSON value that is right")
-        accept = []
-    normalize = q.get("normalize")
-    if normalize not in (None, "tool_choice"):
-        c.err("normalize must be tool_choice or left out")
-    if normalize == "tool_choice":
-        for a in accept:
-            try:
-                catalogue.validate_tool_choice(_plain(a))
-            except catalogue.ToolChoiceError as e:
-                c.err(f"an accepted answer is not a valid tool_choice: {e}")
-    why = c.text(q, "why")
-    wrong = q.get("wrong_answers", [])
-    if not isinstance(wrong, list):
-        c.err("wrong_answers must be a list")
-        wrong = []
-    wrong_out = []
-    for i, w in enumerate(wrong):
-        where = f"wrong_answers[{i + 1}]."
-        if not isinstance(w, dict) or "answer" not in w:
-            c.err(f"{where}answer is required")
-            continue
-        wrong_out.append(
-            {
-                "answer": _plain(w["answer"]),
-                "why": c.text(w, "why", where),
-                "family": c.family(w, where),
-            }
-        )
-    out["data"].update(
-        {
-            "accept": _plain(accept),
-            "normalize": normalize or "",
-            "why": why,
-            "wrong_answers": wrong_out,
-            "placeholder": str(q.get("placeholder") or ""),
-        }
-    )
-    try:
-        json.dumps(out["data"])
-    except (TypeError, ValueError):
-        c.err("accept and wrong_answers must be plain JSON values")
-
-
-def _check_fix(c: _Checker, q: dict, out: dict) -> None:
-    from studyapp.agentloop import contract
-
-    messages = q.get("messages")
-    sample = q.get("sample_fix")
-    context = {k: _plain(q[k]) for k in ("tools", "tool_choice", "thinking") if k in q}
-    if not isinstance(messages, list) or not messages:
-        c.err("messages must be the broken history: a list of messages")
-        return
-    if not isinstance(sample, list) or not sample:
-        c.err("sample_fix must be a repaired history: a list of messages")
-        return
-    if not contract.check(_plain(messages), **context):
-        c.err("the checker finds nothing wrong with messages: the history to fix must be broken")
-    found = contract.check(_plain(sample), **context)
-    if found:
-        c.err(f"sample_fix does not pass the checker: {found[0].message}")
-    out["data"].update(
-        {
-            "messages": _plain(messages),
-            "sample_fix": _plain(sample),
-            "context": context,
-            "why": c.text(q, "why"),
-        }
-    )
 
 
 #: The translated languages a YAML export may carry (settings.LANGUAGES without English).
@@ -502,11 +268,11 @@ def _check_translations(c: _Checker, q: dict, out: dict) -> None:
         if lang not in TRANSLATED_LANGUAGES:
             c.err(f"translations: unknown language {lang!r} ({', '.join(TRANSLATED_LANGUAGES)})")
             continue
-        problems = translation_rules.check_entry(_plain(entry), _plain(q))
+        problems = translation_rules.check_entry(plain(entry), plain(q))
         for problem in problems:
             c.err(f"translations.{lang}.{problem}")
         if not problems:
-            kept[lang] = _plain(entry)
+            kept[lang] = plain(entry)
     if kept:
         out["translations"] = kept
 

@@ -206,7 +206,7 @@ def ccaf_pool() -> list[tuple[int, str, str]]:
     option and three distractors (the exam's item shape)."""
     rows = (
         Question.objects.published()
-        .filter(kind="single", scenario__in=list(SCENARIOS))
+        .filter(kind=kinds.Kind.SINGLE, scenario__in=list(SCENARIOS))
         .annotate(
             n_options=Count("options"), n_correct=Count("options", filter=Q(options__correct=True))
         )

@@ -28,6 +28,8 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from . import kinds
+
 FEW = 30
 MIN_FOR_FLAG = 5
 RESAMPLES = 500
@@ -307,13 +309,7 @@ def response_analysis(options: list[dict], answers: list, kind: str) -> list[dic
         if not answer:
             none += 1
             continue
-        if kind in ("single", "truefalse", "next_action"):
-            chosen = [answer.get("choice")]
-        elif kind == "multiple":
-            chosen = answer.get("choices", [])
-        else:
-            chosen = []
-        for key in chosen:
+        for key in kinds.of(kind).chosen_keys(answer):
             if key in row_of:
                 counts[row_of[key]] += 1
     rows = [

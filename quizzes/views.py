@@ -14,7 +14,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from core import i18n
 from core.owners import get_owner
 
-from . import grading, presentation, services, translations
+from . import grading, kinds, presentation, services, translations
 from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
 from .scenarios import SCENARIOS
@@ -303,11 +303,8 @@ def exam_question(request, pk: int, position: int):
             pass  # moving on without answering is allowed
         except grading.AnswerError as e:
             error = f"Not saved: {e}"
-            answer = (
-                {"text": request.POST.get("text", "")}
-                if response.question.kind == "json"
-                else answer
-            )
+            if kinds.of(response.question.kind).KEEP_TYPED:  # shown back as typed, to fix
+                answer = {"text": request.POST.get("text", "")}
         except services.AttemptClosed as e:
             return _closed_redirect(request, attempt, str(e))
         if request.htmx:
@@ -444,9 +441,7 @@ def exam_results(request, pk: int):
             "response": r,
             "question": r.question,
             "fb": presentation.feedback(r.question, r.answer or {}, r.score, seed=attempt.seed),
-            "rv": presentation.response_view(r.question.data["response"])
-            if r.question.kind == "next_action"
-            else None,
+            "rv": presentation.shown_response(r.question),
         }
         for r in responses
         if show == "all"

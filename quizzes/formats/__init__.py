@@ -12,12 +12,15 @@ Fractions: Moodle gives every answer a fraction of the mark. Our kinds map as fo
   100/k % each. Our grading deducts 1/k for each wrong pick (floored at 0), which is exactly
   Moodle's grading with −100/k % on the wrong answers; other negative marks are imported with a
   warning naming the difference. Unequal positive marks (70 % + 30 %) are skipped.
-- truefalse → ``truefalse``; match → ``matching``.
-- shortanswer, numerical, essay, description, cloze and anything else → skipped with the reason.
+- truefalse → ``truefalse``; match → ``matching``; shortanswer, numerical and essay → the kinds
+  of the same names (``short_answer``, ``numerical``, ``essay``).
+- description, Cloze and anything else → skipped with the reason.
 
-Export writes those four kinds back with the same fractions, so export → import is lossless;
-our bank's other fields (subtopic, concept, notes, sources, families, per-pair whys) travel in a
-``// loopcraft: {json}`` comment (GIFT) or a ``<loopcraft>`` element (XML), both ignored by Moodle.
+Each kind module (quizzes/kinds/) holds its own mapping (``moodle_kind``, ``from_moodle``,
+``gift_lines``, ``xml_answers``). Export writes the kinds back with the same fractions, so
+export → import is lossless; our bank's other fields (subtopic, concept, notes, sources,
+families, per-pair whys) travel in a ``// loopcraft: {json}`` comment (GIFT) or a
+``<loopcraft>`` element (XML), both ignored by Moodle.
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ from dataclasses import dataclass, field
 from quizzes.schema import FAMILIES, SUBTOPICS
 
 FORMATS = ("yaml", "gift", "moodlexml", "aiken")  # aiken is read only
-SUPPORTED_KINDS = ("single", "multiple", "truefalse", "matching")
 DEFAULT_FAMILY = ""  # wrong answers stay untagged unless the instructor picks a trap family
 MISSING_WHY = "TODO (imported without feedback): say why this option is right or wrong."
 MISSING_EXPLANATION = "TODO (imported without general feedback): explain the point taught."
@@ -42,7 +44,11 @@ _RAW_FRACTIONS = (
 )  # fmt: skip
 ALLOWED_FRACTIONS = (0.0, 1.0, -1.0, *_RAW_FRACTIONS, *(-f for f in _RAW_FRACTIONS))
 
-# Moodle's wording (lang strings of qformat_gift, question, qtype_multichoice, qformat_xml).
+# Moodle's wording, quoted from its English language packs (moodle/moodle):
+# question/format/gift/lang/en/qformat_gift.php: braceerror, importminerror, giftmatchingformat,
+# giftnonumericalanswers; lang/en/question.php: invalidgrade;
+# question/type/multichoice/lang/en/qtype_multichoice.php: notenoughanswers ({$a} = 2),
+# fractionsnomax, fractionsaddwrong (without their <br /> and "Do you want to go back …").
 MSG_BRACES = "Could not find {...} around answers"
 MSG_MIN = "There is an error in the question. There are not enough answers for this question type"
 MSG_MATCHING = "Matching question answers are improperly formatted"
@@ -73,6 +79,9 @@ _CLOZE_RE = re.compile(
     r"MCVS|MULTICHOICE_HS|MCHS|MULTIRESPONSE_S|MRS|MULTIRESPONSE_HS|MRHS):"
 )
 
+
+#: Moodle question types no kind takes, in words (the skip reason names them).
+UNSUPPORTED_TYPES = {"description": "description (no answer)"}
 
 #: Answers (or matching pairs) one imported question may have: our kinds use at most 8, so a
 #: question with thousands is refused at once instead of being read, mapped and checked.
@@ -110,6 +119,7 @@ class MoodleQuestion:
     case_sensitive: bool = False  # shortanswer (XML <usecase>)
     graderinfo: str = ""  # essay: information for graders (our model answer)
     meta: dict = field(default_factory=dict)  # our own fields, when the file came from us
+    warnings: list[str] = field(default_factory=list)  # what the reader had to guess, as Moodle
 
 
 @dataclass
@@ -292,6 +302,16 @@ class Defaults:
 
 
 @dataclass
+class MapContext:
+    """What a kind's ``from_moodle`` needs besides the question, and what it counts."""
+
+    defaults: Defaults
+    number: int = 0
+    missing_why: int = 0  # answers imported without feedback
+    untagged: int = 0  # wrong answers left without a trap family
+
+
+@dataclass
 class Mapped:
     """A question in our bank format, or the reason it was skipped, plus what was filled in."""
 
@@ -317,66 +337,26 @@ def _subtopic_for(q: MoodleQuestion, categories: dict | None = None) -> str:
 
 
 def _kind_for(q: MoodleQuestion) -> tuple[str, str, list[str]]:
-    """Our kind, or a skip reason; plus warnings about grading differences."""
-    if q.qtype == "truefalse":
-        return "truefalse", "", []
-    if q.qtype == "match":
-        return "matching", "", []
+    """Our kind, or a skip reason; plus warnings about grading differences.
+
+    Each kind module says whether it takes the Moodle question (``moodle_kind``); Cloze and
+    the types no kind takes are refused with the reason.
+    """
     from quizzes import kinds
 
+    if q.qtype in ("cloze", "multianswer"):  # Moodle's reasons first when Moodle refuses it too
+        from . import cloze
+
+        return "", cloze.reason(q.text, CLOZE_REASON), []
     if q.qtype == "shortanswer" and any(_CLOZE_RE.match(a.text) for a in q.answers):
         return "", CLOZE_REASON, []  # {1:SHORTANSWER:=…} is Cloze syntax, not a short answer
-    if q.qtype in kinds.BY_MOODLE_QTYPE:
-        return kinds.BY_MOODLE_QTYPE[q.qtype], "", []
-    if q.qtype in ("cloze", "multianswer"):
-        return "", CLOZE_REASON, []
-    if q.qtype != "multichoice":
-        names = {
-            "shortanswer": "short answer (typed text)",
-            "numerical": "numerical",
-            "essay": "essay (manually graded)",
-            "description": "description (no answer)",
-            "cloze": "embedded answers (Cloze)",
-            "multianswer": "embedded answers (Cloze)",
-        }
-        label = names.get(q.qtype, q.qtype)
-        return "", f"Question type {label} is not supported: Loopcraft has no such kind", []
-    positive = [a.fraction for a in q.answers if a.fraction > 0]
-    if q.single:
-        partial = [
-            a.fraction for a in q.answers if 0 < abs(a.fraction) < 0.9999999 or a.fraction < 0
-        ]
-        if partial or len(positive) != 1:
-            marks = ", ".join(f"{fraction_text(f)} %" for f in partial or positive)
-            return (
-                "",
-                (
-                    f"an answer earns partial or negative credit ({marks}): our single-choice "
-                    "questions are graded right or wrong"
-                ),
-                [],
-            )
-        return "single", "", []
-    k = len(positive)
-    if k < 2 or any(abs(f - 1 / k) > 1e-4 for f in positive):
-        marks = ", ".join(f"{fraction_text(f)} %" for f in positive)
-        return (
-            "",
-            (
-                f"the correct answers are weighted {marks}: our multiple-response questions weight "
-                "every correct answer equally"
-            ),
-            [],
-        )
-    negative = {round(a.fraction, 4) for a in q.answers if a.fraction <= 0}
-    warnings = []
-    if negative != {round(-1 / k, 4)}:
-        marks = ", ".join(f"{fraction_text(f)} %" for f in sorted(negative))
-        warnings.append(
-            f"wrong answers are worth {marks} in the file; Loopcraft deducts "
-            f"{fraction_text(1 / k)} % per wrong pick"
-        )
-    return "multiple", "", warnings
+    for kind, module in kinds.REGISTRY.items():
+        taken = module.moodle_kind(q)
+        if taken is not None:
+            reason, warnings = taken
+            return ("" if reason else kind), reason, warnings
+    label = UNSUPPORTED_TYPES.get(q.qtype, q.qtype)
+    return "", f"Question type {label} is not supported: Loopcraft has no such kind", []
 
 
 #: Bank fields GIFT and Moodle XML have no place for; they travel in our metadata.
@@ -393,7 +373,7 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str, number: int = 0) -
     in the preview are keyed by it.
     """
     kind, reason, warnings = _kind_for(q)
-    mapped = Mapped(source=q, warnings=warnings)
+    mapped = Mapped(source=q, warnings=[*q.warnings, *warnings])
     if not kind:
         mapped.skipped = reason
         return mapped
@@ -438,45 +418,11 @@ def to_bank(q: MoodleQuestion, defaults: Defaults, slug: str, number: int = 0) -
     idnumber = meta.get("idnumber", "") if meta else q.idnumber
     if idnumber:
         out["idnumber"] = idnumber
-    families = list(meta.get("families") or [])
-    missing_why = 0
-    untagged = 0
     from quizzes import kinds
 
-    module = kinds.get(kind)
-    if module is not None:
-        mapped.warnings += module.from_moodle(q, out, meta, keep)
-    elif kind == "matching":
-        whys = list(meta.get("whys") or [])
-        out["pairs"] = []
-        for i, (left, right) in enumerate(p for p in q.pairs if p[0]):
-            why = whys[i] if i < len(whys) else ""
-            missing_why += not why
-            out["pairs"].append({"left": left, "right": right, "why": why or MISSING_WHY})
-        extra = [right for left, right in q.pairs if not left]
-        if extra:
-            out["extra_rights"] = extra
-    else:
-        out["options"] = []
-        for i, a in enumerate(q.answers):
-            correct = a.fraction > 0
-            option = {"text": keep(a.text), "why": keep(a.feedback)}
-            if not option["why"]:
-                option["why"] = MISSING_WHY
-                missing_why += 1
-            if correct:
-                option["correct"] = True
-            else:
-                family = defaults.families.get((number, i), "")
-                if family not in FAMILIES:
-                    family = families[i] if i < len(families) else ""
-                if family not in FAMILIES:
-                    family = defaults.family if defaults.family in FAMILIES else ""
-                if family:
-                    option["family"] = family
-                else:
-                    untagged += 1
-            out["options"].append(option)
+    ctx = MapContext(defaults=defaults, number=number)
+    mapped.warnings += kinds.of(kind).from_moodle(q, out, meta, keep, ctx)
+    missing_why, untagged = ctx.missing_why, ctx.untagged
     if missing_why:
         filled.append(f"why on {missing_why} answer(s) with no feedback")
     if untagged:
@@ -494,13 +440,7 @@ def meta_for(question: dict) -> dict:
     from quizzes import kinds
 
     meta = {k: question[k] for k in META_FIELDS if question.get(k) not in (None, "")}
-    module = kinds.get(question["kind"])
-    if module is not None:
-        meta.update(module.meta(question))
-    elif question["kind"] == "matching":
-        meta["whys"] = [p["why"] for p in question["pairs"]]
-    else:
-        meta["families"] = [o.get("family", "") for o in question["options"]]
+    meta.update(kinds.of(question["kind"]).meta(question))
     return meta
 
 
@@ -508,21 +448,10 @@ def meta_json(question: dict) -> str:
     return json.dumps(meta_for(question), ensure_ascii=False, separators=(",", ":"))
 
 
-def answers_for_export(question: dict) -> tuple[bool, list[Answer]]:
-    """(single, answers) of a single/multiple/truefalse bank question with Moodle fractions."""
-    options = question["options"]
-    if question["kind"] == "multiple":
-        k = sum(1 for o in options if o.get("correct"))
-        return False, [
-            Answer(o["text"], 1 / k if o.get("correct") else -1 / k, o["why"]) for o in options
-        ]
-    return True, [Answer(o["text"], 1.0 if o.get("correct") else 0.0, o["why"]) for o in options]
-
-
 def export_skip_reason(question: dict) -> str:
     from quizzes import kinds
 
-    if question["kind"] in SUPPORTED_KINDS or kinds.get(question["kind"]) is not None:
+    if kinds.of(question["kind"]).MOODLE_QTYPE:
         return ""
     return f"kind {question['kind']} has no equivalent in this format"
 

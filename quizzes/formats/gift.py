@@ -18,8 +18,6 @@ from . import (
     Issue,
     MoodleQuestion,
     Parsed,
-    answers_for_export,
-    fraction_text,
     meta_json,
     moodle_validate,
 )
@@ -225,9 +223,12 @@ def _question(text: str, where: str) -> tuple[MoodleQuestion | None, str]:
 
 
 def _numerical(q: MoodleQuestion, answertext: str) -> tuple[MoodleQuestion, str]:
+    # As Moodle's qformat_gift: "~#feedback" after the answers is the feedback for any other
+    # number, stored as a catch-all "*" answer worth 0 % (question/format/gift/format.php).
     pos = answertext.find("~")
+    wrong = ""
     if pos >= 0:
-        answertext = answertext[:pos]
+        answertext, wrong = answertext[:pos], answertext[pos:]
     parts = answertext.split("=")
     if not parts[0].strip():
         parts = parts[1:]
@@ -254,6 +255,8 @@ def _numerical(q: MoodleQuestion, answertext: str) -> tuple[MoodleQuestion, str]
                 if v != "*":
                     return q, MSG_NOT_NUMBERS
         q.answers.append(Answer(answer, weight, feedback))
+    if wrong:
+        q.answers.append(Answer("*", 0.0, _comment(wrong, q.text_format)[1]))
     return q, ""
 
 
@@ -273,40 +276,7 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
     for q, category in exportable(questions, skipped):
         if category:
             blocks.append(f"$CATEGORY: {category}")
-        lines = [
-            f"// loopcraft: {meta_json(q)}",
-            f"::{escape(q['slug'])}::[markdown]{escape(q['stem'])}{{",
-        ]
-        module = kinds.get(q["kind"])
-        if module is not None:
-            if q["kind"] == "numerical":
-                lines[-1] += "#"
-            lines += module.gift_answers(q, escape)
-            lines.append(f"\t####{escape(q['explanation'])}")
-            lines.append("}")
-        elif q["kind"] == "truefalse":
-            right = next(o for o in q["options"] if o.get("correct"))
-            wrong = next(o for o in q["options"] if not o.get("correct"))
-            value = "TRUE" if right["text"] == "True" else "FALSE"
-            lines[-1] += f"{value}#{escape(wrong['why'])}#{escape(right['why'])}"
-            lines[-1] += f"####{escape(q['explanation'])}}}"
-        else:
-            if q["kind"] == "matching":
-                for p in q["pairs"]:
-                    lines.append(f"\t={escape(p['left'])} -> {escape(p['right'])}")
-                for right in q.get("extra_rights", []):
-                    lines.append(f"\t= -> {escape(right)}")
-            else:
-                single, answers = answers_for_export(q)
-                for a in answers:
-                    if single and a.fraction == 1:
-                        mark = "="
-                    elif a.fraction == 0:
-                        mark = "~"
-                    else:
-                        mark = f"~%{fraction_text(a.fraction)}%"
-                    lines.append(f"\t{mark}{escape(a.text)}#{escape(a.feedback)}")
-            lines.append(f"\t####{escape(q['explanation'])}")
-            lines.append("}")
+        head = f"::{escape(q['slug'])}::[markdown]{escape(q['stem'])}{{"
+        lines = [f"// loopcraft: {meta_json(q)}", *kinds.of(q["kind"]).gift_lines(q, escape, head)]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n", skipped

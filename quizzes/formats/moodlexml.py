@@ -15,17 +15,22 @@ from . import (
     Issue,
     MoodleQuestion,
     Parsed,
-    answers_for_export,
     exportable,
-    fraction_text,
     meta_json,
     moodle_validate,
 )
 
+# question/format/xml/lang/en/qformat_xml.php: invalidxml, xmlimportnoquestion, xmltypeunsupported.
 MSG_INVALID = "Invalid XML file - string expected (use CDATA?)"
 MSG_NO_TEXT = "Missing question text in XML file"
 MSG_TYPE = "Question type {} is not supported by XML import"
 MSG_TRUEFALSE = "It was not clear whether the correct answer is true or false"
+# qformat_xml's truefalseimporterror (question/format/xml/lang/en/qformat_xml.php), without its <b>.
+MSG_TRUEFALSE_GUESS = (
+    "Warning: The true/false question '{}' could not be imported properly. It was not clear "
+    "whether the correct answer is true or false. The question has been imported assuming that "
+    "the answer is '{}'. If this is not correct, you will need to edit the question."
+)
 # Types Moodle knows and we report as skipped (rather than as an unknown type).
 KNOWN_TYPES = {
     "multichoice", "truefalse", "matching", "shortanswer", "numerical", "essay", "description",
@@ -92,6 +97,9 @@ def parse(text: str) -> Parsed:
         if qtext is None or (not q.text and qtype != "description"):
             result.errors.append(Issue(where + "/questiontext", MSG_NO_TEXT, name))
             continue
+        image, data = _text(node, "image"), _text(node, "image_base64")
+        if image and data:  # Moodle 1.9's picture field: Moodle appends it to the question text
+            q.text += f' <img src="@@PLUGINFILE@@/{image.replace("/", "_")}" />'
         raw_meta = _text(node, "loopcraft")
         try:
             q.meta = bounded.loads_json(raw_meta, bounded.JSON_FIELD) if raw_meta else {}
@@ -135,21 +143,39 @@ def _read_parts(q: MoodleQuestion, node: ET.Element, where: str) -> tuple[str, s
     if q.qtype == "essay":
         q.graderinfo = _text(node.find("graderinfo"))
     if q.qtype == "truefalse":
-        by_text = {a.text.lower(): a for a in q.answers}
-        if (
-            set(by_text) != {"true", "false"}
-            or sum(a.fraction >= 0.9999999 for a in q.answers) != 1
-        ):
-            return where, MSG_TRUEFALSE
-        q.answers = [
-            Answer("True", by_text["true"].fraction, by_text["true"].feedback),
-            Answer("False", by_text["false"].fraction, by_text["false"].feedback),
-        ]
+        return _truefalse(q, where)
     if q.qtype == "match":
         for sub in node.findall("subquestion"):
             q.pairs.append((_text(sub), _text(sub.find("answer"))))
         if sum(1 for left, _ in q.pairs if left) < 2:
             return where, "You must supply at least 2 questions and 3 answers."
+    return None
+
+
+def _truefalse(q: MoodleQuestion, where: str) -> tuple[str, str] | None:
+    """The key as Moodle's import_truefalse reads it (question/format/xml/format.php): answers in
+    file order, the text "true" or "false" saying which is which (else the first is true, with
+    Moodle's warning), and the last answer read decides."""
+    if not q.answers:
+        return where, MSG_TRUEFALSE
+    correct, feedback, guessed = True, {"true": "", "false": ""}, False
+    full_marks = sum(abs(a.fraction - 1) < 1e-9 for a in q.answers)
+    for i, a in enumerate(q.answers):
+        side = a.text.strip()
+        if side not in ("true", "false"):
+            guessed, side = True, "true" if i == 0 else "false"
+        full = abs(a.fraction - 1) < 1e-9
+        correct = full if side == "true" else not full
+        feedback[side] = a.feedback
+    q.answers = [
+        Answer("True", 1.0 if correct else 0.0, feedback["true"]),
+        Answer("False", 0.0 if correct else 1.0, feedback["false"]),
+    ]
+    key = "True" if correct else "False"
+    if guessed:
+        q.warnings.append(MSG_TRUEFALSE_GUESS.format(q.text[:60], key.lower()))
+    elif full_marks != 1:
+        q.warnings.append(f"neither or both answers are worth 100 %: Moodle reads that as {key}")
     return None
 
 
@@ -167,42 +193,16 @@ def export(questions: list[dict]) -> tuple[str, list[tuple[str, str]]]:
         if category:
             cat = ET.SubElement(root, "question", {"type": "category"})
             _add_text(cat, "category", category, None)
-        kind = q["kind"]
-        module = kinds.get(kind)
-        qtype = {"single": "multichoice", "multiple": "multichoice"}.get(kind, kind)
-        if module is not None:
-            qtype = module.MOODLE_QTYPE
-        el = ET.SubElement(root, "question", {"type": qtype})
+        module = kinds.of(q["kind"])
+        el = ET.SubElement(root, "question", {"type": module.MOODLE_QTYPE})
         _add_text(el, "name", q["slug"], None)
         _add_text(el, "questiontext", q["stem"])
         _add_text(el, "generalfeedback", q["explanation"])
         ET.SubElement(el, "defaultgrade").text = "1"
-        ET.SubElement(el, "penalty").text = "1" if kind == "truefalse" else "0.3333333"
+        ET.SubElement(el, "penalty").text = module.XML_PENALTY
         ET.SubElement(el, "hidden").text = "0"
         ET.SubElement(el, "idnumber").text = q.get("idnumber") or q["slug"]
-        if module is not None:
-            module.xml_answers(el, q, _add_text)
-        elif kind == "matching":
-            ET.SubElement(el, "shuffleanswers").text = "true"
-            for p in q["pairs"]:
-                sub = _add_text(el, "subquestion", p["left"])
-                _add_text(sub, "answer", p["right"], None)
-            for right in q.get("extra_rights", []):
-                sub = _add_text(el, "subquestion", "")
-                _add_text(sub, "answer", right, None)
-        else:
-            single, answers = answers_for_export(q)
-            if kind != "truefalse":
-                ET.SubElement(el, "single").text = "true" if single else "false"
-                ET.SubElement(el, "shuffleanswers").text = "true"
-                ET.SubElement(el, "answernumbering").text = "abc"
-            for a in answers:
-                text = a.text.lower() if kind == "truefalse" else a.text
-                ans = ET.SubElement(
-                    el, "answer", {"fraction": fraction_text(a.fraction), "format": "markdown"}
-                )
-                ET.SubElement(ans, "text").text = text
-                _add_text(ans, "feedback", a.feedback)
+        module.xml_answers(el, q, _add_text)
         ET.SubElement(el, "loopcraft").text = meta_json(q)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")

@@ -16,6 +16,17 @@ from __future__ import annotations
 
 from core.rendering import render_markdown
 
+from .base import (  # noqa: F401 - the defaults this kind keeps
+    CHOICES,
+    KEEP_TYPED,
+    TRAPS_REQUIRED,
+    XML_PENALTY,
+    chosen_keys,
+    gift_block,
+    shown_order,
+    shown_response,
+)
+
 LABEL = "Essay (graded by an instructor)"
 MOODLE_QTYPE = "essay"
 TEMPLATE = "quizzes/kinds/_essay_input.html"
@@ -30,11 +41,12 @@ def check(c, q: dict, out: dict) -> None:
     out["data"]["model_answer"] = c.text(q, "model_answer")
 
 
-def build(data: dict) -> None:
+def build(data: dict, options: list) -> dict:
     data["model_answer_html"] = render_markdown(data.get("model_answer", "")).html
+    return {}
 
 
-def parse_answer(spec: dict, get) -> dict:
+def parse_answer(spec: dict, get, getlist) -> dict:
     from quizzes.grading import AnswerError, NoAnswer
 
     text = get("text").strip()
@@ -51,11 +63,11 @@ def grade(spec: dict, answer: dict):
     return Graded(0.0, pending=True)  # no automatic grade: an instructor decides
 
 
-def present(question, answer: dict) -> dict:
+def present(question, answer: dict, options: list, rng) -> dict:
     return {"text": answer.get("text", ""), "template": TEMPLATE}
 
 
-def feedback(question, answer: dict) -> dict:
+def feedback(question, answer: dict, options: list) -> dict:
     return {
         "template": FEEDBACK_TEMPLATE,
         "text": answer.get("text", ""),
@@ -66,15 +78,15 @@ def feedback(question, answer: dict) -> dict:
     }
 
 
-def right_answer(question) -> dict:
+def right_answer(question, options: list) -> dict:
     return {"text": question.data.get("model_answer", "")}
 
 
-def to_yaml(question, out: dict) -> None:
+def to_yaml(question, out: dict, options: list) -> None:
     out["model_answer"] = question.data.get("model_answer", "")
 
 
-def from_moodle(mq, out: dict, meta: dict, keep) -> list[str]:
+def from_moodle(mq, out: dict, meta: dict, keep, ctx) -> list[str]:
     model = meta.get("model_answer") or keep(getattr(mq, "graderinfo", "") or "")
     warnings = []
     if not model and mq.general_feedback.strip():  # GIFT has no grader information
@@ -91,8 +103,8 @@ def meta(question: dict) -> dict:
     return {"model_answer": question["model_answer"]}
 
 
-def gift_answers(question: dict, escape) -> list[str]:
-    return []
+def gift_lines(question: dict, escape, head: str) -> list[str]:
+    return gift_block(head, [], question, escape)
 
 
 def xml_answers(el, question: dict, add_text) -> None:
@@ -101,3 +113,43 @@ def xml_answers(el, question: dict, add_text) -> None:
     ET.SubElement(el, "responseformat").text = "plain"
     ET.SubElement(el, "responserequired").text = "1"
     add_text(el, "graderinfo", question["model_answer"])
+
+
+def moodle_kind(mq) -> tuple[str, list[str]] | None:
+    return ("", []) if mq.qtype == "essay" else None
+
+
+# --- the editor -----------------------------------------------------------------------------
+
+ROWS, ROW_FIELDS, ROW_LEGEND, ROW_LABEL = "", (), "", ""
+
+
+def editor_fields() -> dict:
+    from django import forms
+    from django.utils.translation import gettext_lazy as _
+
+    from .editor import area
+
+    return {
+        "model_answer": forms.CharField(
+            label=_("Model answer"),
+            widget=area(6),
+            required=False,
+            help_text=_(
+                "Markdown. Shown after answering: the candidate compares their text with it and "
+                "marks themselves; an instructor grades from the queue."
+            ),
+        )
+    }
+
+
+def new_rows() -> list[dict]:
+    return []
+
+
+def from_editor(data: dict, rows: list[dict], ed) -> dict:
+    return {"model_answer": data.get("model_answer", "")}
+
+
+def to_editor(parsed: dict) -> tuple[dict, list[dict]]:
+    return {"model_answer": parsed["data"].get("model_answer", "")}, []

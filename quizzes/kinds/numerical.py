@@ -17,6 +17,17 @@ import math
 
 from core.rendering import render_inline
 
+from .base import (  # noqa: F401 - the defaults this kind keeps
+    CHOICES,
+    KEEP_TYPED,
+    TRAPS_REQUIRED,
+    XML_PENALTY,
+    chosen_keys,
+    gettext_noop,
+    gift_block,
+    shown_order,
+    shown_response,
+)
 from .short_answer import _grade_value, _percent, graded_match
 
 LABEL = "Numerical (a number, with a tolerance)"
@@ -72,12 +83,13 @@ def check(c, q: dict, out: dict) -> None:
     out["data"]["answers"] = rows
 
 
-def build(data: dict) -> None:
+def build(data: dict, options: list) -> dict:
     for a in data.get("answers", []):
         a["why_html"] = render_inline(a["why"])
+    return {}
 
 
-def parse_answer(spec: dict, get) -> dict:
+def parse_answer(spec: dict, get, getlist) -> dict:
     from quizzes.grading import AnswerError, NoAnswer
 
     text = get("text").strip()
@@ -103,7 +115,7 @@ def grade(spec: dict, answer: dict):
     return graded_match(data, matching_answer(data, answer["text"]))
 
 
-def present(question, answer: dict) -> dict:
+def present(question, answer: dict, options: list, rng) -> dict:
     return {"text": answer.get("text", ""), "template": TEMPLATE}
 
 
@@ -115,7 +127,7 @@ def _shown(a: dict) -> str:
     return f"{text} ± {a['tolerance']:g}" if a["tolerance"] else text
 
 
-def feedback(question, answer: dict) -> dict:
+def feedback(question, answer: dict, options: list) -> dict:
     data = question.data
     text = answer.get("text", "")
     i = matching_answer(data, text) if text else None
@@ -129,7 +141,7 @@ def feedback(question, answer: dict) -> dict:
     }
 
 
-def right_answer(question) -> dict:
+def right_answer(question, options: list) -> dict:
     best = max(question.data["answers"], key=lambda a: a["grade"])
     return {"text": f"{best['answer']:g}"}
 
@@ -140,7 +152,7 @@ def _yaml_number(value):
     return int(value) if float(value).is_integer() else value
 
 
-def to_yaml(question, out: dict) -> None:
+def to_yaml(question, out: dict, options: list) -> None:
     out["answers"] = []
     for a in question.data.get("answers", []):
         row = {"answer": _yaml_number(a["answer"])}
@@ -154,7 +166,7 @@ def to_yaml(question, out: dict) -> None:
         out["answers"].append(row)
 
 
-def from_moodle(mq, out: dict, meta: dict, keep) -> list[str]:
+def from_moodle(mq, out: dict, meta: dict, keep, ctx) -> list[str]:
     """GIFT gives "value", "value:tolerance" or "min..max"; XML gives the value and tolerance."""
     from quizzes.formats import MISSING_WHY
 
@@ -197,7 +209,7 @@ def _gift_number(a: dict) -> str:
     return f"{text}:{_yaml_number(a['tolerance'])}" if a.get("tolerance") else text
 
 
-def gift_answers(question: dict, escape) -> list[str]:
+def gift_lines(question: dict, escape, head: str) -> list[str]:
     from quizzes.formats import fraction_text
 
     lines = []
@@ -205,7 +217,7 @@ def gift_answers(question: dict, escape) -> list[str]:
         grade = a.get("grade", 100) / 100
         mark = "=" if grade == 1 else f"=%{fraction_text(grade)}%"
         lines.append(f"\t{mark}{_gift_number(a)}#{escape(a['why'])}")
-    return lines
+    return gift_block(head + "#", lines, question, escape)
 
 
 def xml_answers(el, question: dict, add_text) -> None:
@@ -222,3 +234,48 @@ def xml_answers(el, question: dict, add_text) -> None:
         ET.SubElement(ans, "text").text = str(_yaml_number(a["answer"]))
         add_text(ans, "feedback", a["why"])
         ET.SubElement(ans, "tolerance").text = str(_yaml_number(a.get("tolerance", 0)))
+
+
+def moodle_kind(mq) -> tuple[str, list[str]] | None:
+    return ("", []) if mq.qtype == "numerical" else None
+
+
+# --- the editor -----------------------------------------------------------------------------
+
+ROWS, ROW_LEGEND, ROW_LABEL = (
+    "answers",
+    gettext_noop("Accepted numbers (tried in order)"),
+    gettext_noop("Answer"),
+)
+ROW_TEXT_LABEL = gettext_noop("Number (or * for any other number)")
+ROW_FIELDS = ("text", "tolerance", "grade", "why", "family")
+
+
+def editor_fields() -> dict:
+    return {}
+
+
+def new_rows() -> list[dict]:
+    return [{"grade": "100", "tolerance": "0"}, {}]
+
+
+def from_editor(data: dict, rows: list[dict], ed) -> dict:
+    from .short_answer import editor_row
+
+    answers = []
+    for r in rows:
+        head = {"answer": (r["text"] or "").strip()}
+        tolerance = (r.get("tolerance") or "").strip()
+        if tolerance:
+            head["tolerance"] = tolerance
+        answers.append(editor_row(r, head))
+    return {"answers": answers}
+
+
+def to_editor(parsed: dict) -> tuple[dict, list[dict]]:
+    rows = [
+        {"text": str(_yaml_number(a["answer"])), "tolerance": str(_yaml_number(a["tolerance"])),
+         "grade": str(_percent(a["grade"])), "why": a["why"], "family": a.get("family", "")}
+        for a in parsed["data"].get("answers", [])
+    ]  # fmt: skip
+    return {}, rows

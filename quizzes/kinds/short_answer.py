@@ -14,9 +14,22 @@ the response is trimmed first, all as Moodle compares them.
 
 from __future__ import annotations
 
+import math
 import re
 
 from core.rendering import render_inline
+
+from .base import (  # noqa: F401 - the defaults this kind keeps
+    CHOICES,
+    KEEP_TYPED,
+    TRAPS_REQUIRED,
+    XML_PENALTY,
+    chosen_keys,
+    gettext_noop,
+    gift_block,
+    shown_order,
+    shown_response,
+)
 
 LABEL = "Short answer (typed text)"
 MOODLE_QTYPE = "shortanswer"
@@ -63,13 +76,14 @@ def check(c, q: dict, out: dict) -> None:
     out["data"]["case_sensitive"] = bool(case)
 
 
-def build(data: dict) -> None:
+def build(data: dict, options: list) -> dict:
     """Add rendered HTML to the stored data (bank._build calls it)."""
     for a in data.get("answers", []):
         a["why_html"] = render_inline(a["why"])
+    return {}
 
 
-def parse_answer(spec: dict, get) -> dict:
+def parse_answer(spec: dict, get, getlist) -> dict:
     from quizzes.grading import AnswerError, NoAnswer
 
     text = get("text").strip()
@@ -111,11 +125,11 @@ def graded_match(data: dict, i: int | None):
     return Graded(round(a["grade"], 4), families, feedback_key=f"answer-{i}")
 
 
-def present(question, answer: dict) -> dict:
+def present(question, answer: dict, options: list, rng) -> dict:
     return {"text": answer.get("text", ""), "template": TEMPLATE}
 
 
-def feedback(question, answer: dict) -> dict:
+def feedback(question, answer: dict, options: list) -> dict:
     data = question.data
     text = answer.get("text", "")
     i = matching_answer(data, text) if text else None
@@ -129,12 +143,12 @@ def feedback(question, answer: dict) -> dict:
     }
 
 
-def right_answer(question) -> dict:
+def right_answer(question, options: list) -> dict:
     best = max(question.data["answers"], key=lambda a: a["grade"])
     return {"text": best["answer"].replace("\\*", "\x00").replace("*", "x").replace("\x00", "*")}
 
 
-def to_yaml(question, out: dict) -> None:
+def to_yaml(question, out: dict, options: list) -> None:
     data = question.data
     if data.get("case_sensitive"):
         out["case_sensitive"] = True
@@ -155,7 +169,7 @@ def _percent(fraction: float):
     return int(value) if value == int(value) else value
 
 
-def from_moodle(mq, out: dict, meta: dict, keep) -> list[str]:
+def from_moodle(mq, out: dict, meta: dict, keep, ctx) -> list[str]:
     """Fill ``out`` (bank YAML) from a MoodleQuestion; returns warnings."""
     families = list(meta.get("families") or [])
     out["answers"] = []
@@ -180,7 +194,7 @@ def meta(question: dict) -> dict:
     return out
 
 
-def gift_answers(question: dict, escape) -> list[str]:
+def gift_lines(question: dict, escape, head: str) -> list[str]:
     from quizzes.formats import fraction_text
 
     lines = []
@@ -188,7 +202,7 @@ def gift_answers(question: dict, escape) -> list[str]:
         grade = a.get("grade", 100) / 100
         mark = "=" if grade == 1 else f"=%{fraction_text(grade)}%"
         lines.append(f"\t{mark}{escape(a['answer'])}#{escape(a['why'])}")
-    return lines
+    return gift_block(head, lines, question, escape)
 
 
 def xml_answers(el, question: dict, add_text) -> None:
@@ -205,3 +219,75 @@ def xml_answers(el, question: dict, add_text) -> None:
         ans = ET.SubElement(el, "answer", attrs)
         ET.SubElement(ans, "text").text = a["answer"]
         add_text(ans, "feedback", a["why"])
+
+
+def moodle_kind(mq) -> tuple[str, list[str]] | None:
+    return ("", []) if mq.qtype == "shortanswer" else None
+
+
+# --- the editor -----------------------------------------------------------------------------
+
+ROWS, ROW_LEGEND, ROW_LABEL = (
+    "answers",
+    gettext_noop("Accepted answers (tried in order)"),
+    gettext_noop("Answer"),
+)
+ROW_TEXT_LABEL = gettext_noop("Answer (* matches any run of characters, \\* is a star)")
+ROW_FIELDS = ("text", "grade", "why", "family")
+
+
+def editor_fields() -> dict:
+    from django import forms
+    from django.utils.translation import gettext_lazy as _
+
+    return {
+        "case_sensitive": forms.BooleanField(
+            label=_("Capitals count (case sensitive)"),
+            required=False,
+            help_text=_("As Moodle's “Case sensitivity”: off, END_TURN is end_turn."),
+        )
+    }
+
+
+def new_rows() -> list[dict]:
+    return [{"grade": "100"}, {}]
+
+
+def editor_grade(raw: str):
+    """A grade typed in the editor: a number when it is one (the schema checks the range),
+    else the text itself, so the schema's message names what was typed."""
+    raw = (raw or "").strip().rstrip("%").strip()
+    if not raw:
+        return 100
+    try:
+        value = float(raw.replace(",", "."))
+    except ValueError:
+        return raw
+    if not math.isfinite(value):
+        return raw
+    return int(value) if value == int(value) else value
+
+
+def editor_row(r: dict, head: dict) -> dict:
+    head["grade"] = editor_grade(r.get("grade", ""))
+    head["why"] = r["why"]
+    if r.get("family"):
+        head["family"] = r["family"]
+    return head
+
+
+def from_editor(data: dict, rows: list[dict], ed) -> dict:
+    return {
+        "answers": [editor_row(r, {"answer": r["text"]}) for r in rows],
+        "case_sensitive": bool(data.get("case_sensitive")),
+    }
+
+
+def to_editor(parsed: dict) -> tuple[dict, list[dict]]:
+    data = parsed["data"]
+    rows = [
+        {"text": a["answer"], "grade": str(_percent(a["grade"])), "why": a["why"],
+         "family": a.get("family", "")}
+        for a in data.get("answers", [])
+    ]  # fmt: skip
+    return {"case_sensitive": data.get("case_sensitive", False)}, rows

@@ -23,6 +23,9 @@ PUBLIC = [
 INSTRUCTOR = [
     "/author/", "/author/questions/new/", "/author/questions/b-3/edit/", "/author/reports/",
     "/author/import/", "/author/export/", "/author/stats/", "/author/stats/b-3/",
+    # The editor rows of the typed-answer kinds (issue 13).
+    "/author/questions/new/?kind=short_answer", "/author/questions/new/?kind=numerical",
+    "/author/questions/new/?kind=essay", "/author/questions/new/?kind=matching",
 ]  # fmt: skip
 
 
