@@ -140,3 +140,14 @@ def test_the_header_marks_the_current_section_in_every_language(client, instruct
     client.force_login(instructor)
     polish = client.get("/pl/author/").content.decode()
     assert 'href="/pl/author/import/"' in polish  # the instructors' sub-navigation is there
+
+
+@pytest.mark.django_db
+def test_every_note_and_the_glossary_render_in_every_language(client):
+    for prefix in LANGS.values():
+        for slug in library().notes():
+            response = client.get(f"{prefix}/notes/{slug}/")
+            assert response.status_code == 200, (prefix, slug)
+        assert client.get(f"{prefix}/glossary/").status_code == 200
+        assert client.get(f"{prefix}/notes/cheat-sheet/").status_code == 200
+        assert client.get(f"{prefix}/notes/search/?q=tool_use").status_code == 200
