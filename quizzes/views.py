@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -17,7 +18,7 @@ from core.owners import get_owner
 from . import grading, kinds, presentation, services, translations
 from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
-from .scenarios import SCENARIOS
+from .scenarios import SCENARIOS, localised
 from .scenarios import label as scenario_label
 from .schema import FAMILIES
 from .signals import practice_answered
@@ -120,7 +121,7 @@ def _brief(attempt: Attempt, response: Response, nav: list[dict]) -> dict | None
             order.append(row["scenario"])
     previous = nav[response.position - 2]["scenario"] if response.position > 1 else None
     return {
-        "scenario": scenario,
+        "scenario": localised(scenario, gettext),  # its words in the page's language
         "number": order.index(scenario.title) + 1 if scenario.title in order else 1,
         "of": len(order),
         "first": previous != scenario.title,
@@ -191,7 +192,7 @@ def practice_question(request, pk: int, position: int):
         "position": position,
         "shown_in": shown_in,
         "next_position": position + 1 if position < attempt.question_count else None,
-        "brief": {"scenario": SCENARIOS[response.question.scenario]}
+        "brief": {"scenario": localised(SCENARIOS[response.question.scenario], gettext)}
         if response.question.scenario in SCENARIOS
         else None,
     }

@@ -358,3 +358,19 @@ def test_the_done_page_and_exam_summary_quote_stems_in_the_page_language(client,
     summary = client.get(f"/zh-hans/exam/{exam.pk}/summary/").content.decode()
     assert "循环接下来做什么" in summary
     assert "A response arrives with" in client.get(f"/exam/{exam.pk}/summary/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_scenario_brief_is_shown_through_gettext(client, learner, monkeypatch):
+    from quizzes import views
+
+    from .factories import make_question
+
+    q = make_question("single", slug="brief-q")
+    Question.objects.filter(pk=q.pk).update(scenario="customer-support")
+    client.force_login(learner)
+    attempt = services.practice_start(owner=Owner(learner, ""), subtopics=[], which="all", count=1)
+    monkeypatch.setattr(views, "gettext", lambda s: f"PL[{s}]")
+    html = client.get(f"/pl/practice/{attempt.pk}/1/").content.decode()
+    assert "PL[Customer support agent]" in html
+    assert "lookup_order" in html  # tool names are never translated
