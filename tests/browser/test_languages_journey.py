@@ -105,3 +105,15 @@ def test_switching_languages_keeps_the_place(page, live_server, content, assert_
         _switch(page, tag)
         expect(page).to_have_url(f"{base}{prefix}/sandbox/refund-25-days/steps/3/")
         assert_accessible(page, f"lang-step-{code}")
+
+
+def test_every_language_fits_a_phone(browser, live_server, content):
+    slug, _ = content
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
+    page = context.new_page()
+    for _code, _tag, prefix in ORDER:
+        for path in (f"/notes/{slug}/", "/sandbox/refund-25-days/steps/2/", "/glossary/"):
+            page.goto(f"{live_server.url}{prefix}{path}")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 375, (prefix, path, width)
+    context.close()
