@@ -6,6 +6,7 @@ applies); the glossary: the same terms, in the same order, with the same links.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,8 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     checked: dict[str, int] = field(default_factory=dict)  # what -> how many
+    #: lang -> (translated notes, English notes, translated questions, English questions)
+    coverage: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def english_questions(content_dir: Path) -> dict[str, dict[str, Any]]:
@@ -72,6 +75,21 @@ def check(content_dir: Path) -> CheckReport:
                 state = "not stamped" if not entry.get("source") else "English changed"
                 report.stale.append(f"{where}: {slug}: {state}")
     report.problems.extend(_glossaries(content_dir, langs, report))
+    english_notes = {p.name for p in (Path(content_dir) / "notes" / "en").glob("*.md")}
+    for lang in langs:
+        notes = {p.name for p in (Path(content_dir) / "notes" / lang).glob("*.md")}
+        slugs = set()
+        for code, path in translations.translation_files(content_dir):
+            if code == lang:
+                with contextlib.suppress(translations.TranslationError):  # reported above
+                    entries = translations.read_file(path, lang)
+                    slugs |= {e.get("slug") for e in entries if isinstance(e, dict)}
+        report.coverage[lang] = (
+            len(notes & english_notes),
+            len(english_notes),
+            len(slugs & set(english)),
+            len(english),
+        )
     return report
 
 

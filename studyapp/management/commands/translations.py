@@ -30,6 +30,8 @@ class Command(BaseCommand):
                 self.stderr.write(f"problem: {problem}")
             for line in report.stale:
                 self.stdout.write(f"stale: {line}")
+            for lang, (n, n_en, q, q_en) in report.coverage.items():
+                self.stdout.write(f"{lang}: {n} of {n_en} notes, {q} of {q_en} questions")
             counts = ", ".join(f"{n} {what}" for what, n in sorted(report.checked.items()))
             self.stdout.write(
                 f"checked {counts or 'nothing'}: {len(report.problems)} problem(s), "
