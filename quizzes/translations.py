@@ -48,14 +48,18 @@ def question_hash(question: Question) -> str:
     return source_hash(question_to_bank(question))
 
 
-def render(entry: dict[str, Any], kind: str) -> dict[str, Any]:
-    """The HTML of a checked entry, rendered and sanitised as the English question's is
-    (bank._build: a json question's why is inline, a fix question's a block)."""
+BLOCK_START = ("<p", "<pre", "<ul", "<ol", "<div", "<h", "<blockquote", "<table")
+
+
+def render(entry: dict[str, Any], question: Question) -> dict[str, Any]:
+    """The HTML of a checked entry, rendered and sanitised as the English question's is: a
+    ``why`` is a Markdown block where the English one is (its kind decided, in quizzes.kinds)."""
+    english_why = str((question.data or {}).get("why_html", "")).lstrip()
     out: dict[str, Any] = {}
     for name in TEXT_FIELDS:
         if name in entry:
             text = entry[name]
-            block = name in BLOCK_FIELDS or (name == "why" and kind == "fix")
+            block = name in BLOCK_FIELDS or (name == "why" and english_why.startswith(BLOCK_START))
             out[name] = render_markdown(text).html if block else render_inline(text)
     for name in LIST_FIELDS:
         if name in entry:
@@ -110,7 +114,7 @@ def upsert(question: Question, lang: str, entry: dict[str, Any], english: dict) 
         lang=lang,
         defaults={
             "fields": fields_of(entry),
-            "html": render(entry, question.kind),
+            "html": render(entry, question),
             "source_hash": stamp,
             "is_stale": stamp != now,
         },
@@ -193,7 +197,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
             stamp = str(entry.get("source") or (row.source_hash if row else now))
             values = {
                 "fields": fields_of(entry),
-                "html": render(entry, question.kind),
+                "html": render(entry, question),
                 "source_hash": stamp,
                 "is_stale": stamp != now,
             }
@@ -270,11 +274,10 @@ def localise(question: Question, html: dict | None, stale: bool | None, lang: st
     for option, words in zip(options, rows or [], strict=False):
         option.text_html = words.get("text", words.get("left", option.text_html))
         option.why_html = words.get("why", option.why_html)
-    if question.kind == "next_action":  # the choices are the catalogue's named actions
-        actions = i18n.next_actions()
-        for option in options:
-            if option.key in actions:
-                option.text_html = render_inline(actions[option.key].label)
+    actions = i18n.next_actions()
+    for option in options:  # a next-action choice is keyed by the catalogue's action code
+        if option.key in actions:
+            option.text_html = render_inline(actions[option.key].label)
     data = copy.deepcopy(question.data or {})
     _localise_data(question, data, html, options)
     shown.data = data
@@ -299,8 +302,8 @@ def _localise_data(question: Question, data: dict, html: dict, options: list) ->
             row["why_html"] = words.get("why", row.get("why_html", ""))
     if "model_answer" in html:
         data["model_answer_html"] = html["model_answer"]
-    if question.kind == "matching":
-        # English right-hand text -> its translation (pairs first, then the extra ones).
+    if data.get("rights"):
+        # Matching: English right-hand text -> its translation (pairs first, then the extras).
         rights = {}
         for option, words in zip(question.options.all(), html.get("pairs", []), strict=False):
             key = option.match
