@@ -259,8 +259,9 @@ def library(lang: str = "en") -> NoteLibrary:
 
 # The notes as a reader of one language sees them: the translation where there is one, else the
 # English note (marked by its ``lang``), in the English order, with previous/next among them.
-_merged: dict[str, tuple[tuple[int, int], dict[str, Note]]] = {}
+_merged: dict[str, tuple[tuple[dict, dict], dict[str, Note]]] = {}
 _merged_lock = threading.Lock()
+_NONE: dict[str, Note] = {}  # no translations (one object, so the cache recognises it)
 
 
 def notes_in(lang: str | None = None) -> dict[str, Note]:
@@ -270,15 +271,17 @@ def notes_in(lang: str | None = None) -> dict[str, Note]:
     english = library().notes()
     if lang == i18n.DEFAULT:
         return english
-    translated: dict[str, Note] = {}
+    translated: dict[str, Note] = _NONE
     if library(lang).directory.is_dir():
         try:
             translated = library(lang).notes()
         except NoteError as e:  # loadcontent names it; readers get English meanwhile, not a 500
             log.error("translated notes (%s) not loaded: %s", lang, e)
-    key = (id(english), id(translated))
+    # The libraries hand out the same dict until a file changes; the cache holds the dicts
+    # themselves (compared by identity), so a freed one's id can never be mistaken for them.
+    key = (english, translated)
     cached = _merged.get(lang)
-    if cached and cached[0] == key:
+    if cached and cached[0][0] is english and cached[0][1] is translated:
         return cached[1]
     with _merged_lock:
         ordered = [
