@@ -34,8 +34,9 @@ HEALTHZ_SECONDS = int(os.getenv("BENCH_HEALTHZ_SECONDS", "3"))
 CONNECTIONS = int(os.getenv("BENCH_CONNECTIONS", "32"))
 WORKERS = int(os.getenv("BENCH_WORKERS", "2"))
 
-# Targets (issue 18): a ratio to /healthz and a p99 bound; signed-in pages at twice their ratios
-# of 2026-11-29 (practice question 0.09×, answer POST 0.08×, exam page 0.06×).
+# Targets (issue 18): cached reading pages ≥0.8× /healthz; the signed-in pages at twice their
+# ratios of 2026-11-29 (practice question 0.09×, answer POST 0.08×, exam page 0.06×) with a p99
+# under P99_MS. Other pages are measured without a target of their own (0 errors still counts).
 TARGET_RATIO = {
     "home (cached)": 0.8,
     "note (cached)": 0.8,
@@ -43,9 +44,8 @@ TARGET_RATIO = {
     "practice question": 0.18,
     "answer POST (htmx, CSRF)": 0.16,
     "exam page": 0.12,
-    "practice question, 5,000 Qs": 0.18,
 }
-DEFAULT_RATIO = 0.1
+P99_PAGES = ("practice question", "answer POST (htmx, CSRF)", "exam page")
 P99_MS = 100
 
 LUA = """
@@ -312,6 +312,7 @@ def two_processes(env: dict, page: dict, tmp: Path) -> dict:
 def main() -> int:
     if not shutil.which("wrk"):
         raise SystemExit("bench: wrk is missing (make bench installs Debian's wrk)")
+    started, load_before = time.monotonic(), load()
     tmp = Path(tempfile.mkdtemp(prefix="loopcraft-bench-"))
     server = redis = None
     try:
@@ -341,7 +342,7 @@ def main() -> int:
         server.wait(timeout=10)
         server = None
         scale = two_processes(env, practice, tmp) if cache_url else None
-        report(results, baselines, state["counts"], scale, cache_url)
+        report(results, baselines, state["counts"], scale, cache_url, started, load_before)
         if os.getenv("BENCH_JSON"):
             Path(os.environ["BENCH_JSON"]).write_text(
                 json.dumps(
@@ -350,6 +351,7 @@ def main() -> int:
                         "healthz": baselines,
                         "counts": state["counts"],
                         "two_processes": scale,
+                        "load": load(),
                     }
                 )
             )
@@ -371,13 +373,22 @@ def _resolves(env: dict, path: str) -> bool:
     return result.returncode == 0
 
 
-def report(results, baselines, counts, scale, cache_url) -> None:
+def load() -> str:
+    """The machine's load average (1, 5, 15 min) and cores: the figures depend on it."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def report(results, baselines, counts, scale, cache_url, started=None, load_before="") -> bool:
+    """Print the table and every target with ok/MISS; True when all are met."""
     setup = "SQLite + Redis (cached_db sessions)" if cache_url else "SQLite + local memory"
     print(
         f"\n{CONNECTIONS} connections, {WORKERS} gunicorn sync workers, {setup}, {SECONDS} s "
         f"per page ({HEALTHZ_SECONDS} s of /healthz around each); data: "
         + ", ".join(f"{v} {k}" for k, v in counts.items())
     )
+    if load_before:
+        print(f"machine: {load_before} at the start, {load()} at the end")
     hz = [b["rps"] for b in baselines]
     p99 = max(b["p99_ms"] for b in baselines)
     print(
@@ -389,45 +400,76 @@ def report(results, baselines, counts, scale, cache_url) -> None:
         f"{'ratio':>6}  target"
     )
     print(head + "\n" + "-" * (len(head) + 14))
+    checks: list[tuple[str, bool]] = []
     for r in results:
-        want = TARGET_RATIO.get(r["name"], DEFAULT_RATIO)
-        ok = r["ratio"] >= want and r["p99_ms"] < P99_MS and r["errors"] == 0
-        verdict = "ok" if ok else "MISS"
+        want = TARGET_RATIO.get(r["name"])
+        if want is None:
+            verdict = "—  (measured; 0 errors)" if r["errors"] == 0 else "MISS (errors)"
+            ok = r["errors"] == 0
+        else:
+            ok = r["ratio"] >= want and r["errors"] == 0
+            bound = f"≥{want}×"
+            if r["name"] in P99_PAGES:
+                ok = ok and r["p99_ms"] < P99_MS
+                bound += f", p99 <{P99_MS} ms"
+            verdict = f"{'ok' if ok else 'MISS'} ({bound}, 0 errors)"
+            checks.append((r["name"], ok))
         print(
             f"{r['name']:<29} {r['rps']:>7.0f} {r['p50_ms']:>7.1f} {r['p99_ms']:>7.1f} "
-            f"{r['errors']:>6} {r['kb']:>5.1f} {r['ratio']:>5.2f}×  {verdict} "
-            f"(≥{want}×, p99 <{P99_MS} ms)"
+            f"{r['errors']:>6} {r['kb']:>5.1f} {r['ratio']:>5.2f}×  {verdict}"
         )
     by = {r["name"]: r for r in results}
 
-    def cost(a: str, b: str) -> str:
-        if a not in by or b not in by:
-            return "n/a"
-        return f"{by[b]['rps'] / by[a]['rps']:.2f}×"
+    def cost(a: str, b: str) -> float | None:
+        return by[b]["rps"] / by[a]["rps"] if a in by and b in by else None
 
-    print("\nscaling (cost of the first over the second; lower is better):")
-    print(
-        f"  upload step 200 turns vs 5 turns: "
-        f"{cost('upload step, 200 turns', 'upload step, 5 turns')} (target ≤1.5×)"
+    print("\nscaling (the cost of the first over the second; lower is better):")
+
+    def line(name: str, value: float | None, bound: float, what: str) -> None:
+        ok = value is not None and value <= bound
+        checks.append((name, ok))
+        shown = f"{value:.2f}×" if value is not None else "n/a"
+        print(f"  {name:<46} {shown:>7}  {'ok' if ok else 'MISS'} ({what})")
+
+    line(
+        "upload step, 200 turns vs 5 turns",
+        cost("upload step, 200 turns", "upload step, 5 turns"),
+        1.5,
+        "≤1.5×",
     )
-    print(
-        f"  practice question, 5,000 vs 150 questions: "
-        f"{cost('practice question, 5,000 Qs', 'practice question')} (target ≤1.2×)"
+    line(
+        "practice question, 5,000 vs 150 questions",
+        cost("practice question, 5,000 Qs", "practice question"),
+        1.2,
+        "≤1.2×",
     )
     if "author statistics" in by:
+        stats = by["author statistics"]
         print(
-            f"  author statistics: first request (computing over {counts['responses']} "
-            f"responses) {by['author statistics']['first_ms']:.0f} ms; then served cached"
+            f"  {'item statistics over ' + str(counts['responses']) + ' responses':<46} "
+            f"first request {stats['first_ms']:.0f} ms (computing), then {stats['rps']:.0f} req/s "
+            f"served cached, {stats['errors']} errors"
         )
     if scale:
+        ratio = scale["two_rps"] / scale["one_rps"]
+        ok = ratio > 1 and scale["errors"] == 0
+        checks.append(("two processes vs one", ok))
         print(
-            f"  practice question on two app processes vs one (1 worker each, shared Redis): "
-            f"{scale['two_rps']:.0f} vs {scale['one_rps']:.0f} req/s = "
-            f"{scale['two_rps'] / scale['one_rps']:.2f}×, p99 {scale['two_p99_ms']:.1f} ms, "
-            f"{scale['errors']} errors"
+            f"  {'two app processes vs one (practice question)':<46} {ratio:>6.2f}×  "
+            f"{'ok' if ok else 'MISS'} (>1×, 0 errors: {scale['two_rps']:.0f} vs "
+            f"{scale['one_rps']:.0f} req/s, 1 worker each, shared Redis, p99 "
+            f"{scale['two_p99_ms']:.1f} ms, {scale['errors']} errors)"
         )
     errors = sum(r["errors"] for r in results) + (scale["errors"] if scale else 0)
-    print(f"errors in the whole run: {errors}")
+    checks.append(("0 errors in the whole run", errors == 0))
+    print(f"  {'errors in the whole run':<46} {errors:>7}  {'ok' if errors == 0 else 'MISS'}")
+    missed = [name for name, ok in checks if not ok]
+    took = f" in {time.monotonic() - started:.0f} s" if started else ""
+    print(
+        f"\ntargets met: {len(checks) - len(missed)} of {len(checks)}{took}"
+        + (f"; missed: {', '.join(missed)}" if missed else "")
+    )
+    return not missed
 
 
 if __name__ == "__main__":

@@ -164,7 +164,7 @@ def _render(
     md, markers = _markdown(toc)
     found: list[str] = []
     markers.blocks, markers.found = blocks, found
-    html = sanitize(md.convert(text), trusted=trusted)
+    html = _join_cjk_lines(sanitize(md.convert(text), trusted=trusted))
     # Code blocks scroll sideways on small screens; a keyboard user must be able to reach them.
     html = html.replace("<pre>", '<pre tabindex="0">')
     toc_items: list[dict] = []
@@ -182,6 +182,21 @@ def _render(
         token = PLACEHOLDER.format(i)
         html = html.replace(f"<p>{token}</p>", generated).replace(token, generated)
     return Rendered(html=html, toc=toc_items)
+
+
+#: Han characters and CJK / full-width punctuation. A source line break between two of them is
+#: not a word space in Chinese, but browsers render it as one ("同一个 响应"), so it goes.
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_BREAK = re.compile(f"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+
+
+def _join_cjk_lines(html: str) -> str:
+    """Drop line breaks between two CJK characters, except in code blocks (they are verbatim)."""
+    if "\n" not in html or not re.search(f"[{_CJK}]", html):
+        return html
+    parts = _PRE.split(html)
+    return "".join(p if i % 2 else _CJK_BREAK.sub("", p) for i, p in enumerate(parts))
 
 
 def render_inline(text: str) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -15,7 +17,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from core import i18n
 from core.owners import get_owner
 
-from . import grading, kinds, presentation, services, translations
+from . import grading, kinds, presentation, services, translations, versioncache
 from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
 from .scenarios import SCENARIOS, localised
@@ -32,12 +34,41 @@ def _attempt(request: HttpRequest, pk: int, mode: str) -> Attempt:
 
 
 def _response(attempt: Attempt, position: int) -> Response:
-    qs = Response.objects.select_related("question").prefetch_related("question__options")
     # The question's translation for the page's language comes in the same query.
-    qs = translations.with_translation(qs, i18n.current(), prefix="question__")
-    response = get_object_or_404(qs, attempt=attempt, position=position)
+    rows = translations.with_translation(
+        Response.objects.select_related("question"), i18n.current(), prefix="question__"
+    )
+    response = get_object_or_404(rows, attempt=attempt, position=position)
     response.attempt = attempt  # already loaded: no second query
+    versioncache.with_options(response.question)
     return response
+
+
+def _attempt_response(request: HttpRequest, pk: int, position: int, mode: str) -> Response | None:
+    """The visitor's response at ``position`` with its attempt and question in one query, and the
+    question's options from the per-version cache (quizzes/versioncache.py); None when there
+    is no such row, and the caller takes the slower path that says why (404, redirect)."""
+    owner = get_owner(request, create=False)
+    if owner.user is not None:
+        mine = {"attempt__user": owner.user}
+    elif owner.token:
+        mine = {"attempt__user": None, "attempt__owner_token": owner.token}
+    else:
+        return None
+    # A join, not a subquery of owned_by(): half the ORM's work on the page's hottest query.
+    try:
+        rows = Response.objects.select_related("attempt", "question")
+        # The question's translation for the page's language comes in the same query.
+        rows = translations.with_translation(rows, i18n.current(), prefix="question__")
+        response = rows.get(attempt_id=pk, attempt__mode=mode, position=position, **mine)
+    except Response.DoesNotExist:
+        return None
+    versioncache.with_options(response.question)
+    return response
+
+
+def _words(shown_in: dict) -> str:
+    return ":translated" if shown_in["translated"] else ":original" if shown_in["original"] else ""
 
 
 def _in_page_language(request: HttpRequest, response: Response) -> dict:
@@ -59,6 +90,28 @@ def _in_page_language(request: HttpRequest, response: Response) -> dict:
         "original": original,
         "path": request.path,
     }
+
+
+def _body_html(question: Question, form_ctx: dict, *, practice: bool, words: str = "") -> str:
+    """The part of a question page every learner sees alike (subtopic, scenario brief, stem, the
+    response a next-action question shows), rendered once per version: quizzes/versioncache.py.
+    The exam shows its brief itself (numbered within the attempt's scenarios)."""
+    scenario = SCENARIOS.get(question.scenario) if practice else None
+    if scenario is not None:
+        scenario = localised(scenario, gettext)  # its words in the page's language
+    context = {
+        "question": question,
+        "show_meta": practice,
+        "brief": {"scenario": scenario} if scenario else None,
+        "rv": form_ctx.get("response"),  # from question.data alone (presentation.response_view)
+    }
+    # ``words``: which words the page shows (a translation, or English on ?original=1), so
+    # the per-language fragment of one shows never stands in for the other.
+    return versioncache.fragment(
+        ("practice-body" if practice else "exam-body") + words,
+        question,
+        lambda: render_to_string("quizzes/_question_body.html", context),
+    )
 
 
 OOB = ' hx-swap-oob="true"'
@@ -99,12 +152,13 @@ def _nav_item(attempt: Attempt, response: Response) -> dict:
 def _navigator(attempt: Attempt) -> list[dict]:
     # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
     prefix = reverse("quizzes:exam_question", args=[attempt.pk, 1]).removesuffix("1/")
-    rows = list(
-        attempt.responses.values("position", "answered_at", "flagged", "question__scenario")
-    )
+    # Scenarios only matter to a CCA-F exam (its brief, its summary's column): no join otherwise.
+    ccaf = attempt.exam_format == Attempt.Format.CCAF
+    fields = ["position", "answered_at", "flagged"] + (["question__scenario"] if ccaf else [])
+    rows = list(attempt.responses.values(*fields))
     for row in rows:
         row["url"] = f"{prefix}{row['position']}/"
-        row["scenario"] = scenario_label(row.pop("question__scenario"))
+        row["scenario"] = scenario_label(row.pop("question__scenario")) if ccaf else ""
     return rows
 
 
@@ -162,8 +216,10 @@ def practice_start(request):
 
 @require_http_methods(["GET", "POST"])
 def practice_question(request, pk: int, position: int):
-    attempt = _attempt(request, pk, Attempt.Mode.PRACTICE)
-    response = _response(attempt, position)
+    response = _attempt_response(request, pk, position, Attempt.Mode.PRACTICE)
+    if response is None:
+        response = _response(_attempt(request, pk, Attempt.Mode.PRACTICE), position)
+    attempt = response.attempt
     shown_in = _in_page_language(request, response)
     error = ""
     answer = response.answer
@@ -183,18 +239,21 @@ def practice_question(request, pk: int, position: int):
             # Progress listens: the stated certainty and the concept's FSRS review.
             practice_answered.send(sender=Response, request=request, response=response)
             answer = response.answer
+    question = response.question
+    form_ctx = presentation.present(question, attempt.seed, answer)
+    token = get_token(request)  # one masked token for the page's forms, not one per form
     ctx = {
+        "csrf_token": token,
         "attempt": attempt,
         "response": response,
-        "question": response.question,
+        "question": question,
         "error": error,
-        "form_ctx": presentation.present(response.question, attempt.seed, answer),
+        "form_ctx": form_ctx,
         "position": position,
-        "shown_in": shown_in,
         "next_position": position + 1 if position < attempt.question_count else None,
-        "brief": {"scenario": localised(SCENARIOS[response.question.scenario], gettext)}
-        if response.question.scenario in SCENARIOS
-        else None,
+        "shown_in": shown_in,
+        "body_html": _body_html(question, form_ctx, practice=True, words=_words(shown_in)),
+        "report_box": versioncache.report_box(request, question, token),
     }
     if response.answered:
         ctx["fb"] = presentation.feedback(
@@ -283,7 +342,8 @@ def _closed_redirect(request, attempt: Attempt, message: str):
 
 @require_http_methods(["GET", "POST"])
 def exam_question(request, pk: int, position: int):
-    attempt = _attempt(request, pk, Attempt.Mode.EXAM)
+    response = _attempt_response(request, pk, position, Attempt.Mode.EXAM)
+    attempt = response.attempt if response else _attempt(request, pk, Attempt.Mode.EXAM)
     if attempt.is_submitted:
         return redirect("quizzes:exam_results", pk=attempt.pk)
     if attempt.is_expired():
@@ -291,7 +351,8 @@ def exam_question(request, pk: int, position: int):
         return _closed_redirect(
             request, attempt, "Time ran out; your exam was submitted with the answers you saved."
         )
-    response = _response(attempt, position)
+    if response is None:
+        response = _response(attempt, position)
     shown_in = _in_page_language(request, response)
     error, answer = "", response.answer
     if request.method == "POST":
@@ -329,6 +390,7 @@ def exam_question(request, pk: int, position: int):
             new = min(max(1, position + step), attempt.question_count)
             return redirect("quizzes:exam_question", pk=attempt.pk, position=new)
     nav = _navigator(attempt)
+    form_ctx = presentation.present(response.question, attempt.seed, answer)
     return render(
         request,
         "quizzes/exam_question.html",
@@ -336,12 +398,15 @@ def exam_question(request, pk: int, position: int):
             "attempt": attempt,
             "response": response,
             "question": response.question,
-            "form_ctx": presentation.present(response.question, attempt.seed, answer),
+            "form_ctx": form_ctx,
+            "body_html": _body_html(
+                response.question, form_ctx, practice=False, words=_words(shown_in)
+            ),
+            "shown_in": shown_in,
             "error": error,
             "nav_html": _navigator_html(nav, position),
             "brief": _brief(attempt, response, nav),
             "position": position,
-            "shown_in": shown_in,
             "seconds_left": attempt.seconds_left(),
         },
         status=422 if error else 200,

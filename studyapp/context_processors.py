@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.templatetags.static import static
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils.translation import get_language
 
@@ -20,6 +21,8 @@ FIXED = {
     "logout": "logout",
     "csrf": "csrf",
 }
+#: name in templates -> static file (base.html's head): the manifest is read once, not per page
+STATIC = {"css": "css/site.css", "icon": "img/favicon.svg", "js": "js/site.js"}
 _resolved: dict[tuple, dict[str, str]] = {}
 
 
@@ -31,9 +34,11 @@ def _reverse(name: str) -> str:
 
 
 def site_urls(request) -> dict:
-    # Each language has its own prefix (/pl/notes/), so its own set.
+    # By language too: under i18n_patterns a URL carries the language's prefix (/pl/...).
     key = (get_urlconf(), get_script_prefix(), get_language())
     urls = _resolved.get(key)
     if urls is None:
-        urls = _resolved[key] = {short: _reverse(name) for short, name in FIXED.items()}
+        urls = {short: _reverse(name) for short, name in FIXED.items()}
+        urls.update({f"static_{short}": static(path) for short, path in STATIC.items()})
+        _resolved[key] = urls
     return {"site_urls": urls}

@@ -109,7 +109,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "studyapp.security.RequestTooBigMiddleware",  # before CSRF: it reads the POST first
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's, with the user's row read through the shared cache (studyapp/usercache.py).
+    "studyapp.usercache.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -171,7 +172,7 @@ if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "studyapp.cache.RedisCache",  # Django's, one client per pool
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": os.getenv("CACHE_KEY_PREFIX", "loopcraft"),
         }
@@ -186,6 +187,10 @@ SESSION_ENGINE = (
     if CACHE_URL
     else "django.contrib.sessions.backends.db"
 )
+# The signed-in user's row is read through that shared cache for at most this many seconds
+# (studyapp/usercache.py: dropped at once when the user, their groups or permissions change);
+# 0 without CACHE_URL, where each process would keep its own copy.
+USER_CACHE_SECONDS = envint("USER_CACHE_SECONDS", "60" if CACHE_URL else "0")
 # Anonymous reading pages served from the cache named here, public for this many seconds
 # (studyapp/pagecache.py); 0 switches the page cache off (the default with DEBUG on).
 PAGE_CACHE_ALIAS = "default"

@@ -44,3 +44,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 # Live API calls run before the request returns in most tests (deterministic); the tests that
 # prove a slow call holds no request (tests/test_live_jobs.py) switch to "thread".
 LIVE_JOBS = "inline"
+
+# Users are read from the database on every request, as in the embedded set-up, so the pinned
+# query counts mean the same with CACHE_URL; tests/test_usercache.py turns the cache on.
+USER_CACHE_SECONDS = 0

@@ -81,3 +81,15 @@ def test_unknown_markers_stay_text():
 
 def test_inline_rendering_has_no_paragraph():
     assert render_inline("Use `tool_use`") == "Use <code>tool_use</code>"
+
+
+def test_a_line_break_between_chinese_characters_is_not_shown_as_a_space():
+    html = render_markdown(
+        "这段文本与一个 `tool_use` 块出现在同一个\n响应中。\n\n```\n第一行\n第二行\n```"
+    ).html
+    assert "同一个响应中" in html
+    assert "第一行\n第二行" in html  # code blocks stay verbatim
+
+
+def test_a_line_break_between_latin_words_stays():
+    assert "one\nresponse" in render_markdown("in the same one\nresponse").html

@@ -59,7 +59,8 @@ def test_a_cache_url_selects_redis_for_the_cache_and_sessions_and_a_bad_one_is_n
     settings_from_env, production_env
 ):
     s = settings_from_env(**production_env, CACHE_URL="redis://127.0.0.1:6390/0")
-    assert s["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    # Django's own RedisCache, with one client per connection pool (studyapp/cache.py)
+    assert s["CACHES"]["default"]["BACKEND"] == "studyapp.cache.RedisCache"
     assert s["CACHES"]["default"]["LOCATION"] == "redis://127.0.0.1:6390/0"
     assert s["SESSION_ENGINE"] == "django.contrib.sessions.backends.cached_db"
     # Without one: each process's memory, and sessions stay in the database.
@@ -68,3 +69,16 @@ def test_a_cache_url_selects_redis_for_the_cache_and_sessions_and_a_bad_one_is_n
     assert plain["SESSION_ENGINE"] == "django.contrib.sessions.backends.db"
     with pytest.raises(ImproperlyConfigured, match="CACHE_URL"):
         settings_from_env(**production_env, CACHE_URL="memcached://x")
+
+
+def test_the_redis_cache_is_djangos_and_reuses_one_client_per_pool():
+    from django.core.cache.backends.redis import RedisCache as Djangos
+
+    from studyapp.cache import RedisCache
+
+    cache = RedisCache("redis://127.0.0.1:6390/0", {})
+    assert isinstance(cache, Djangos)
+    # No connection is made until a command runs: building clients needs no server.
+    first = cache._cache.get_client("k")
+    assert cache._cache.get_client("other") is first
+    assert cache._cache.get_client("k", write=True) is first  # one server: one pool

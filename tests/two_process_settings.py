@@ -9,3 +9,5 @@ RATE_LIMITS = {
     **RATE_LIMITS,  # noqa: F405
     "login": {"views": ["login", "signup"], "rate": (4, 300), "what": "log-in attempts"},
 }
+# The signed-in user's row through Redis too, as in production (studyapp/usercache.py).
+USER_CACHE_SECONDS = 60

@@ -9,12 +9,65 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+import yaml
 from django.conf import settings
+from django.utils.translation import get_language
 
 from studyapp.agentloop import contract
 from studyapp.agentloop.transcript import Transcript, TranscriptError, parse_transcript
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+LANG_RE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]+)*$")
+#: the keys a translation file (content/transcripts/<lang>/<slug>.yaml) may have
+TRANSLATION_KEYS = frozenset({"lang", "slug", "title", "summary", "notes"})
+
+
+@dataclass(frozen=True)
+class Prose:
+    """The learner-facing prose of one run in one language; None where it is not translated."""
+
+    title: str | None = None
+    summary: str | None = None
+    notes: tuple[str | None, ...] = ()
+
+
+def parse_translation(data: object, lang: str, transcript: Transcript) -> Prose:
+    """Check one translation file against its English transcript; ValueError names the problem."""
+    if not isinstance(data, dict):
+        raise ValueError("not a mapping of keys to values")
+    unknown = sorted(set(data) - TRANSLATION_KEYS)
+    if unknown:
+        raise ValueError(f"unknown key(s): {', '.join(map(str, unknown))}")
+    if data.get("lang") != lang:
+        raise ValueError(f"lang is {data.get('lang')!r}, but the file is in the {lang!r} folder")
+    if data.get("slug") != transcript.slug:
+        raise ValueError(f"slug is {data.get('slug')!r}, expected {transcript.slug!r}")
+    for key in ("title", "summary"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise ValueError(f"{key} is not text")
+    notes = data.get("notes")
+    if notes is None:
+        notes = [None] * len(transcript.turns)
+    if not isinstance(notes, list):
+        raise ValueError("notes is not a list")
+    if len(notes) != len(transcript.turns):
+        raise ValueError(
+            f"notes has {len(notes)} entries, but the run has {len(transcript.turns)} turns"
+        )
+    for i, (note, turn) in enumerate(zip(notes, transcript.turns, strict=True), start=1):
+        if note is not None and not isinstance(note, str):
+            raise ValueError(f"note {i} is not text")
+        if note and not turn.note:
+            raise ValueError(f"note {i} is translated, but the English turn has no note")
+    return Prose(
+        title=(data.get("title") or "").strip() or None,
+        summary=(data.get("summary") or "").strip() or None,
+        notes=tuple((n or "").strip() or None for n in notes),
+    )
+
+
+def current_language() -> str:
+    return (get_language() or settings.LANGUAGE_CODE).lower()
 
 
 @dataclass
@@ -29,14 +82,57 @@ class Run:
     shared: str = ""  # the share token when the run is read through a published link
     #: HTML fragments that depend only on the run, rendered once (see views._usage_html)
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
+    #: translated prose by language code (library runs only); English comes from the transcript
+    translations: dict[str, Prose] = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def usage_series(self) -> list[dict]:
         return self.transcript.usage_series()
 
+    def _prose(self) -> Prose | None:
+        return self.translations.get(current_language()) if self.translations else None
+
     @property
     def title(self) -> str:
-        return self.transcript.title or "Untitled run"
+        """The title in the active language, falling back to the English one."""
+        prose = self._prose()
+        return (prose and prose.title) or self.transcript.title or "Untitled run"
+
+    @property
+    def summary(self) -> str:
+        prose = self._prose()
+        return (prose and prose.summary) or self.transcript.summary or ""
+
+    def _fallback(self, translated: str | None, english: str | None) -> str:
+        """ "en" when a non-English page shows this field in English (for a lang attribute)."""
+        lang = current_language()
+        if not english or translated or lang == "en" or lang.startswith("en-"):
+            return ""
+        return "en"
+
+    @property
+    def title_lang(self) -> str:
+        prose = self._prose()
+        return self._fallback(prose and prose.title, self.transcript.title)
+
+    @property
+    def summary_lang(self) -> str:
+        prose = self._prose()
+        return self._fallback(prose and prose.summary, self.transcript.summary)
+
+    def note_lang(self, index: int) -> str:
+        prose = self._prose()
+        mine = prose.notes[index] if prose and index < len(prose.notes) else None
+        turns = self.transcript.turns
+        return self._fallback(mine, turns[index].note if 0 <= index < len(turns) else None)
+
+    def note(self, index: int) -> str:
+        """The teaching note of turn ``index`` (0-based) in the active language, else English."""
+        prose = self._prose()
+        if prose and index < len(prose.notes) and prose.notes[index]:
+            return prose.notes[index] or ""
+        turns = self.transcript.turns
+        return (turns[index].note or "") if 0 <= index < len(turns) else ""
 
     @property
     def stop_reasons(self) -> list[str]:
@@ -56,22 +152,57 @@ class Library:
         self.directory = directory
         self._signature: tuple = ()
         self._runs: dict[str, Run] = {}
+        self._problems: list[str] = []
         self._lock = threading.Lock()
 
+    def _files(self) -> list[Path]:
+        files = sorted(self.directory.glob("*.json"))
+        return files + sorted(p for p in self.directory.glob("*/*.yaml") if p.is_file())
+
     def runs(self) -> dict[str, Run]:
-        signature = tuple((p, p.stat().st_mtime) for p in sorted(self.directory.glob("*.json")))
+        signature = tuple((p, p.stat().st_mtime) for p in self._files())
         if signature != self._signature:
             with self._lock:
                 runs = {}
                 for path, _ in signature:
+                    if path.suffix != ".json":
+                        continue
                     try:
                         data = json.loads(path.read_text(encoding="utf-8"))
                         transcript = parse_transcript(data, strict=True)
                     except (TranscriptError, ValueError) as e:
                         raise TranscriptError(f"{path.name}: {e}", "") from e
                     runs[transcript.slug] = build_run(transcript.slug, transcript)
+                self._problems = self._load_translations(runs, [p for p, _ in signature])
                 self._runs, self._signature = runs, signature
         return self._runs
+
+    def _load_translations(self, runs: dict[str, Run], paths: list[Path]) -> list[str]:
+        """Attach every valid translation to its run; return "file: reason" for the others."""
+        problems = []
+        for path in paths:
+            if path.suffix != ".yaml":
+                continue
+            lang, name = path.parent.name, f"{path.parent.name}/{path.name}"
+            try:
+                if not LANG_RE.match(lang):
+                    raise ValueError("the folder is not a language code")
+                run = runs.get(path.stem)
+                if run is None:
+                    raise ValueError(f"no English transcript has the slug {path.stem!r}")
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+                prose = parse_translation(data, lang, run.transcript)
+            except (yaml.YAMLError, UnicodeDecodeError, ValueError) as e:
+                reason = " ".join(str(e).split())
+                problems.append(f"transcripts/{name}: {reason} (ignored: English is shown)")
+                continue
+            run.translations[lang] = prose
+        return problems
+
+    def translation_problems(self) -> list[str]:
+        """Why each ignored translation file was ignored, one "file: reason" line each."""
+        self.runs()
+        return list(self._problems)
 
     def get(self, slug: str) -> Run | None:
         if not SLUG_RE.match(slug):

@@ -320,6 +320,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "n": n,
         "total": len(turns),
         "turn": turn,
+        "note": run.note(turn.index),
+        "note_lang": run.note_lang(turn.index),
         "blocks": _block_views(turn, raw),
         "results": _result_views(turn),
         "sent": _sent_views(run, turn),
