@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
@@ -15,8 +16,9 @@ from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from core import i18n
 from core.owners import get_owner
-from quizzes import grading, importing, kinds, presentation, stats
+from quizzes import grading, importing, kinds, presentation, stats, translations
 from quizzes.models import Attempt, Question
 from studyapp.agentloop import bounded
 from studyapp.sandbox.library import library
@@ -74,8 +76,14 @@ def question_list(request: HtmxHttpRequest):
         qs = qs.filter(Q(open_reports__gt=0) | Q(slug__in=list(flagged)))
     page = Paginator(qs, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = list(page.object_list)
+    status = translations.status_by_question(page.object_list)  # one query for the page
     for question in page.object_list:
         question.review_reason = flagged.get(question.slug, "")
+        question.translation_gaps = [
+            {"tag": i18n.tag(lang), "state": state}
+            for lang, state in status[question.pk].items()
+            if state != "ok"
+        ]
     query = request.GET.copy()
     query.pop("page", None)
     template = "authoring/question_list.html"
@@ -131,6 +139,16 @@ def _validate(
     return (None if json_errors else parsed), group
 
 
+def _translation_status(question: Question) -> list[dict]:
+    """Per translated language: "ok", "stale" (English changed since) or "missing"."""
+    states = translations.status_by_question([question])[question.pk]
+    return [
+        {"lang": lang, "tag": i18n.tag(lang), "name": name, "state": states[lang]}
+        for lang, name in settings.LANGUAGES
+        if lang in states
+    ]
+
+
 def _preview_context(parsed: dict) -> dict:
     def look(question):
         # What a candidate sees after a right answer: graded, so the preview can't lie.
@@ -184,6 +202,7 @@ def _editor(request, *, kind: str, question: Question | None):
         parsed = forms.check(as_bank, require_families=False)[0]
         ctx["preview"] = _preview_context(parsed) if parsed else None
     if editing:
+        ctx["translation_status"] = _translation_status(question)
         ctx["versions"] = list(
             Question.objects.filter(slug=question.slug)
             .annotate(n_responses=Count("responses"))

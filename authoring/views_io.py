@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -12,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from core import i18n
 from quizzes import importing
 from quizzes.formats import DEFAULT_FAMILY, FAMILIES_CHOICES, Defaults, FormatError
 from quizzes.schema import FAMILIES, KINDS, NOTES_RE, SUBTOPICS
@@ -207,6 +209,8 @@ def export_page(request: HttpRequest) -> HttpResponse:
         "status": (request.GET.get("status", ""), ("draft", "published")),
         "kind": (request.GET.get("kind", ""), KINDS),
     }
+    # GIFT and XML hold one language: ?lang= writes that translation's words (YAML has them all).
+    filters["lang"] = (request.GET.get("lang", ""), i18n.other_languages())
     bad = [name for name, (value, allowed) in filters.items() if value and value not in allowed]
     if fmt not in importing.WRITERS or bad:
         error = _("Choose a format.") if fmt else ""
@@ -223,18 +227,23 @@ def export_page(request: HttpRequest) -> HttpResponse:
                 "error": error,
                 "subtopics": SUBTOPICS,
                 "kinds": KINDS,
+                "export_languages": [
+                    (code, name) for code, name in settings.LANGUAGES if code != i18n.DEFAULT
+                ],
             },
             status=400 if fmt or bad else 200,
         )
     questions = importing.exportable()
+    lang = filters.pop("lang")[0]
     for name, (value, _allowed) in filters.items():
         if value:
             questions = questions.filter(**{name: value})
-    text, skipped = importing.export_questions(fmt, questions)
+    text, skipped = importing.export_questions(fmt, questions, lang=lang if fmt != "yaml" else "")
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
     if fmt == "moodlexml":
         response["Content-Type"] = "application/xml; charset=utf-8"
-    name = f"loopcraft-questions.{importing.EXTENSIONS[fmt]}"
+    suffix = f".{lang}" if lang and fmt != "yaml" else ""
+    name = f"loopcraft-questions{suffix}.{importing.EXTENSIONS[fmt]}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     # Which questions the format could not hold, for the caller (the page lists them too).
     response["X-Skipped"] = str(len(skipped))

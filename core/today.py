@@ -15,6 +15,8 @@ from django.utils.translation import gettext
 
 from studyapp.agentloop import models
 
+from .i18n import t
+
 MAIN_MODELS = ("claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5")
 
 
@@ -39,9 +41,9 @@ def change_context(change_id: str) -> dict[str, Any]:
     change = models.CHANGES[check_id(change_id)]
     return {
         "id": change.id,
-        "title": gettext(change.title),
-        "exam": gettext(change.exam),
-        "today": gettext(change.today),
+        "title": t(change.title),
+        "exam": t(change.exam),
+        "today": t(change.today),
         "rows": change.rows(),
         "groups": grouped(change.id),
         "source": change.source,
@@ -107,8 +109,8 @@ def decision_rows(params: dict[str, Any], response: dict[str, Any]) -> list[dict
         rows.append(
             {
                 "id": change_id,
-                "title": change.title,
-                "exam": change.exam,
+                "title": t(change.title),
+                "exam": t(change.exam),
                 "this_model": model,
                 "this_text": models.per_model(change_id, model) or "rules unknown for this model",
                 "current": [

@@ -13,7 +13,7 @@ from django.db import transaction
 
 from core.rendering import render_inline, render_markdown
 
-from . import kinds, schema
+from . import kinds, schema, translations
 from .models import Option, Question, new_key
 
 
@@ -28,7 +28,8 @@ class LoadReport:
 
 
 def content_hash(parsed: dict[str, Any]) -> str:
-    clean = {k: v for k, v in parsed.items() if k not in ("line", "file")}
+    # Translations are not the question's words: changing one never makes a new version.
+    clean = {k: v for k, v in parsed.items() if k not in ("line", "file", "translations")}
     return hashlib.sha256(json.dumps(clean, sort_keys=True).encode()).hexdigest()
 
 
@@ -90,6 +91,8 @@ def save_question(parsed: dict[str, Any], *, origin: str = Question.Origin.FILE)
     for o in options:
         o.question = question
     Option.objects.bulk_create(options)
+    if current is not None:  # its translations follow, stale until brought up to date
+        translations.carry_over(current, question)
     return question
 
 

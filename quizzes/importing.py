@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from . import bank, kinds, schema
+from core import i18n
+
+from . import bank, kinds, schema, translations
 from .formats import (
     FORMATS,
     IMPORTABLE,
@@ -240,6 +242,11 @@ def import_apply(preview: Preview) -> Preview:
     for row in preview.rows:
         if row.action != "unchanged":
             bank.save_question(row.parsed, origin=row.origin)
+        if row.parsed.get("translations"):  # a YAML export's, checked by the schema
+            question = Question.objects.current().prefetch_related("options").get(slug=row.slug)
+            english = question_to_bank(question)
+            for lang, entry in row.parsed["translations"].items():
+                translations.upsert(question, lang, entry, english)
     logger.info(
         "imported questions: %d created, %d updated, %d unchanged, %d skipped",
         preview.count("create"),
@@ -276,11 +283,33 @@ def question_to_bank(q: Question) -> dict:
     return out
 
 
-def export_questions(fmt: str, questions) -> tuple[str, list[tuple[str, str]]]:
-    """(file text, [(slug, why it was left out)]) for the given Question rows."""
+def export_questions(fmt: str, questions, lang: str = "") -> tuple[str, list[tuple[str, str]]]:
+    """(file text, [(slug, why it was left out)]) for the given Question rows.
+
+    YAML carries every translation under each question's ``translations:``; GIFT and XML hold
+    one language, so ``lang`` (a translated language) writes that language's words where a
+    translation exists (English otherwise): one file per language.
+    """
     if fmt not in WRITERS:
         raise FormatError(f"Unknown format {fmt!r}: choose one of {', '.join(WRITERS)}.")
-    text, skipped = WRITERS[fmt]([question_to_bank(q) for q in questions])
+    if lang and lang not in i18n.other_languages():
+        raise FormatError(
+            f"Unknown language {lang!r}: choose one of {', '.join(i18n.other_languages())}."
+        )
+    out = []
+    for q in questions:
+        as_bank = question_to_bank(q)
+        rows = {t.lang: t for t in q.translations.all()}
+        if fmt == "yaml" and rows:
+            as_bank["translations"] = {
+                code: translations.as_entry(rows[code])
+                for code in i18n.other_languages()
+                if code in rows
+            }
+        elif lang and lang in rows:
+            as_bank = translations.in_language(as_bank, rows[lang].fields)
+        out.append(as_bank)
+    text, skipped = WRITERS[fmt](out)
     if skipped and fmt == "gift":
         notes = "".join(f"// skipped {slug}: {reason}\n" for slug, reason in skipped)
         text = notes + "\n" + text
@@ -292,5 +321,10 @@ def export_questions(fmt: str, questions) -> tuple[str, list[tuple[str, str]]]:
 
 
 def exportable():
-    """Current questions in a stable order; two queries (questions, then their options)."""
-    return Question.objects.current().order_by("subtopic", "slug").prefetch_related("options")
+    """Current questions in a stable order; three queries (questions, their options, their
+    translations)."""
+    return (
+        Question.objects.current()
+        .order_by("subtopic", "slug")
+        .prefetch_related("options", "translations")
+    )

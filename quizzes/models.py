@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from core import i18n
 from core.owners import OwnedModel, OwnedQuerySet
 
 from .schema import FAMILIES, KINDS, SUBTOPIC_LABELS, SUBTOPICS
@@ -101,8 +102,37 @@ class Question(models.Model):
 
     @property
     def notes_url(self) -> str:
+        """The note section that teaches it, in the page's language."""
         slug, _, anchor = self.notes_ref.partition("#")
-        return f"/notes/{slug}/#{anchor}" if anchor else f"/notes/{slug}/"
+        path = f"/notes/{slug}/#{anchor}" if anchor else f"/notes/{slug}/"
+        return i18n.localise_path(path)
+
+
+class QuestionTranslation(models.Model):
+    """One question version's words in another language (quizzes.translations): never a key,
+    so grading, statistics and FSRS cards stay the English question's."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="translations")
+    lang = models.CharField(max_length=10)  # a Django code of settings.LANGUAGES, not "en"
+    #: The translated fields as the file has them (stem, explanation, options: [{text, why}], …).
+    fields = models.JSONField(default=dict)
+    #: The same, rendered and sanitised (core.rendering), ready for the page.
+    html = models.JSONField(default=dict)
+    #: The hash of the English words it was translated from (translations.source_hash): when it
+    #: differs from the English question's, the translation is stale.
+    source_hash = models.CharField(max_length=64, blank=True)
+    #: source_hash differs from its question version's words (a version never changes, so this
+    #: is settled when the row is written: loaded, or carried over to a new English version).
+    is_stale = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "lang"], name="one_translation_per_lang")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question_id} in {self.lang}"
 
 
 class Option(models.Model):

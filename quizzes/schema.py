@@ -16,7 +16,8 @@ from django.utils.translation import gettext_lazy as _
 
 from studyapp.agentloop import bounded, models
 
-from . import kinds
+from . import kinds, translation_rules
+from .kinds.base import plain
 from .scenarios import SCENARIO_CHOICES
 
 KINDS = tuple(kinds.REGISTRY)  # each kind's own checks live in its module (quizzes/kinds/)
@@ -249,6 +250,7 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
     module = kinds.get(kind) if isinstance(kind, str) else None
     if module is not None:
         module.check(c, q, out)
+    _check_translations(c, q, out)
     today = q.get("today")
     if today is not None:  # optional: what today's models do, shown after answering
         if not isinstance(today, str) or today not in models.CHANGES:
@@ -259,6 +261,33 @@ def _check_question(file: str, q: Any, index: int) -> tuple[dict[str, Any] | Non
         else:
             out["data"]["today"] = today
     return (out if not c.problems else None), c.problems
+
+
+#: The translated languages a YAML export may carry (settings.LANGUAGES without English).
+TRANSLATED_LANGUAGES = ("zh-hans", "zh-hant", "pl")
+
+
+def _check_translations(c: _Checker, q: dict, out: dict) -> None:
+    """An export's ``translations: {lang: {...}}``: checked against this question's words and
+    kept beside the parsed form (outside its content hash: a translation is not a new version)."""
+    value = q.get("translations")
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        c.err("translations must map a language code to that language's words")
+        return
+    kept = {}
+    for lang, entry in value.items():
+        if lang not in TRANSLATED_LANGUAGES:
+            c.err(f"translations: unknown language {lang!r} ({', '.join(TRANSLATED_LANGUAGES)})")
+            continue
+        problems = translation_rules.check_entry(plain(entry), plain(q))
+        for problem in problems:
+            c.err(f"translations.{lang}.{problem}")
+        if not problems:
+            kept[lang] = plain(entry)
+    if kept:
+        out["translations"] = kept
 
 
 def parse_text(text: str, file: str = "<text>") -> Result:

@@ -10,16 +10,18 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from core import i18n
 from core.owners import get_owner
 
-from . import grading, kinds, presentation, services, versioncache
+from . import grading, kinds, presentation, services, translations, versioncache
 from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
 from .models import Attempt, Question, Response
-from .scenarios import SCENARIOS
+from .scenarios import SCENARIOS, localised
 from .scenarios import label as scenario_label
 from .schema import FAMILIES
 from .signals import practice_answered
@@ -33,9 +35,11 @@ def _attempt(request: HttpRequest, pk: int, mode: str) -> Attempt:
 
 
 def _response(attempt: Attempt, position: int) -> Response:
-    response = get_object_or_404(
-        Response.objects.select_related("question"), attempt=attempt, position=position
+    # The question's translation for the page's language comes in the same query.
+    rows = translations.with_translation(
+        Response.objects.select_related("question"), i18n.current(), prefix="question__"
     )
+    response = get_object_or_404(rows, attempt=attempt, position=position)
     response.attempt = attempt  # already loaded: no second query
     versioncache.with_options(response.question)
     return response
@@ -54,28 +58,58 @@ def _attempt_response(request: HttpRequest, pk: int, position: int, mode: str) -
         return None
     # A join, not a subquery of owned_by(): half the ORM's work on the page's hottest query.
     try:
-        response = Response.objects.select_related("attempt", "question").get(
-            attempt_id=pk, attempt__mode=mode, position=position, **mine
-        )
+        rows = Response.objects.select_related("attempt", "question")
+        # The question's translation for the page's language comes in the same query.
+        rows = translations.with_translation(rows, i18n.current(), prefix="question__")
+        response = rows.get(attempt_id=pk, attempt__mode=mode, position=position, **mine)
     except Response.DoesNotExist:
         return None
     versioncache.with_options(response.question)
     return response
 
 
-def _body_html(question: Question, form_ctx: dict, *, practice: bool) -> str:
+def _words(shown_in: dict) -> str:
+    return ":translated" if shown_in["translated"] else ":original" if shown_in["original"] else ""
+
+
+def _in_page_language(request: HttpRequest, response: Response) -> dict:
+    """Show the question in the page's language where a current translation exists (the
+    learner may flip it to English with ?original=1); its key and grading stay English."""
+    lang = i18n.current()
+    shown = translations.localise(
+        response.question, getattr(response, "tr_html", None), getattr(response, "tr_stale", None),
+        lang,
+    )  # fmt: skip
+    original = request.GET.get("original") == "1" and shown.available
+    if not original:
+        response.question = shown.question  # a copy with the words swapped; nothing is saved
+    return {
+        "lang": i18n.tag(lang),
+        "translated": shown.available and not original,
+        "available": shown.available,
+        "stale": shown.stale,
+        "original": original,
+        "path": request.path,
+    }
+
+
+def _body_html(question: Question, form_ctx: dict, *, practice: bool, words: str = "") -> str:
     """The part of a question page every learner sees alike (subtopic, scenario brief, stem, the
     response a next-action question shows), rendered once per version: quizzes/versioncache.py.
     The exam shows its brief itself (numbered within the attempt's scenarios)."""
     scenario = SCENARIOS.get(question.scenario) if practice else None
+    if scenario is not None:
+        scenario = localised(scenario, gettext)  # its words in the page's language
     context = {
         "question": question,
         "show_meta": practice,
         "brief": {"scenario": scenario} if scenario else None,
         "rv": form_ctx.get("response"),  # from question.data alone (presentation.response_view)
     }
+    # ``words``: which words the page shows (a translation, or English on ?original=1), so
+    # the per-language fragment of one shows never stands in for the other.
     return versioncache.fragment(
-        "practice-body" if practice else "exam-body",
+        ("practice-body" if practice else "exam-body") + words,
         question,
         lambda: render_to_string("quizzes/_question_body.html", context),
     )
@@ -142,7 +176,7 @@ def _brief(attempt: Attempt, response: Response, nav: list[dict]) -> dict | None
             order.append(row["scenario"])
     previous = nav[response.position - 2]["scenario"] if response.position > 1 else None
     return {
-        "scenario": scenario,
+        "scenario": localised(scenario, gettext),  # its words in the page's language
         "number": order.index(scenario.title) + 1 if scenario.title in order else 1,
         "of": len(order),
         "first": previous != scenario.title,
@@ -187,6 +221,7 @@ def practice_question(request, pk: int, position: int):
     if response is None:
         response = _response(_attempt(request, pk, Attempt.Mode.PRACTICE), position)
     attempt = response.attempt
+    shown_in = _in_page_language(request, response)
     error = ""
     answer = response.answer
     if request.method == "POST" and response.answered and "self_mark" in request.POST:
@@ -217,7 +252,8 @@ def practice_question(request, pk: int, position: int):
         "form_ctx": form_ctx,
         "position": position,
         "next_position": position + 1 if position < attempt.question_count else None,
-        "body_html": _body_html(question, form_ctx, practice=True),
+        "shown_in": shown_in,
+        "body_html": _body_html(question, form_ctx, practice=True, words=_words(shown_in)),
         "report_box": versioncache.report_box(request, question, token),
     }
     if response.answered:
@@ -233,7 +269,12 @@ def practice_question(request, pk: int, position: int):
 
 def practice_done(request, pk: int):
     attempt = _attempt(request, pk, Attempt.Mode.PRACTICE)
-    responses = list(attempt.responses.select_related("question"))
+    rows = attempt.responses.select_related("question")
+    responses = list(translations.with_translation(rows, i18n.current(), "question__"))
+    for r in responses:  # the list quotes each stem in the page's language
+        r.question.stem_html = translations.stem_html(
+            r.question.stem_html, getattr(r, "tr_html", None), getattr(r, "tr_stale", None)
+        )
     answered = [r for r in responses if r.answered]
     last_answered = max((r.position for r in answered), default=0)
     for r in responses:
@@ -313,6 +354,7 @@ def exam_question(request, pk: int, position: int):
         )
     if response is None:
         response = _response(attempt, position)
+    shown_in = _in_page_language(request, response)
     error, answer = "", response.answer
     if request.method == "POST":
         try:
@@ -358,7 +400,10 @@ def exam_question(request, pk: int, position: int):
             "response": response,
             "question": response.question,
             "form_ctx": form_ctx,
-            "body_html": _body_html(response.question, form_ctx, practice=False),
+            "body_html": _body_html(
+                response.question, form_ctx, practice=False, words=_words(shown_in)
+            ),
+            "shown_in": shown_in,
             "error": error,
             "nav_html": _navigator_html(nav, position),
             "brief": _brief(attempt, response, nav),
@@ -403,9 +448,14 @@ def exam_summary(request, pk: int):
         services.attempt_submit(attempt=attempt)
         return _closed_redirect(request, attempt, "Time ran out; your exam was submitted.")
     nav = _navigator(attempt)
-    stems = dict(
-        attempt.responses.values_list("position", "question__stem_html").order_by("position")
-    )
+    rows = translations.with_translation(attempt.responses.all(), i18n.current(), "question__")
+    fields = ["position", "question__stem_html"]
+    if i18n.current() != i18n.DEFAULT:
+        fields += ["tr_html", "tr_stale"]
+    stems = {
+        r[0]: translations.stem_html(r[1], *(r[2:] or (None, None)))
+        for r in rows.values_list(*fields).order_by("position")
+    }
     for row in nav:
         row["stem"] = stems.get(row["position"], "")
     return render(
@@ -446,9 +496,13 @@ def exam_results(request, pk: int):
     show = request.GET.get("show", "all")
     if show not in REVIEW_FILTERS:
         show = "all"
-    responses = list(
-        attempt.responses.select_related("question").prefetch_related("question__options")
-    )
+    lang = i18n.current()
+    rows = attempt.responses.select_related("question").prefetch_related("question__options")
+    responses = list(translations.with_translation(rows, lang, prefix="question__"))
+    for r in responses:  # each in the page's language where a current translation exists
+        r.question = translations.localise(
+            r.question, getattr(r, "tr_html", None), getattr(r, "tr_stale", None), lang
+        ).question
     review = [
         {
             "response": r,

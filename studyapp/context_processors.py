@@ -1,4 +1,4 @@
-"""The site's fixed URLs, reversed once per process instead of on every page (base.html)."""
+"""The site's fixed URLs, reversed once per process and language instead of on every page."""
 
 from __future__ import annotations
 

@@ -118,10 +118,11 @@ def _shared_key(variant: str, version: str) -> tuple[str, str]:
 
 def _public(etag: str, version: str) -> dict[str, str]:
     """The headers of a shared page. It varies on Cookie because its header names the signed-in
-    user (a CDN must tell the two apart), and on HX-Request (a fragment is not the page)."""
+    user (a CDN must tell the two apart), and on HX-Request (a fragment is not the page); not on
+    Accept-Language: the URL's prefix alone decides the language (studyapp/urls.py)."""
     return {
         "Cache-Control": f"public, max-age={settings.PAGE_CACHE_SECONDS}",
-        "Vary": "Cookie, HX-Request, Accept-Language",
+        "Vary": "Cookie, HX-Request",
         "ETag": etag,
         "Last-Modified": http_date(int(version.split(".")[0])),
     }

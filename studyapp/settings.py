@@ -56,13 +56,31 @@ ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 ROOT_URLCONF = "studyapp.urls"
 WSGI_APPLICATION = "studyapp.wsgi.application"
-LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
-USE_I18N = True
-# The interface catalogues (issue 16): locale/<zh_Hans|zh_Hant|pl>/LC_MESSAGES/django.po, compiled
-# by `make setup` (manage.py compilemessages); the .mo files are build output, not committed.
-LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
+
+# --- Languages (issue 16) -------------------------------------------------------------------
+# English is the source and lives at the root; the others under their prefix (studyapp/urls.py:
+# i18n_patterns, prefix_default_language=False), so a page's URL alone decides its language and
+# a shared page cache needs no cookie. Names are each language's own, as the switcher shows them.
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("zh-hans", "简体中文"),
+    ("zh-hant", "繁體中文"),
+    ("pl", "Polski"),
+]
+#: Django code -> the BCP 47 tag for <html lang> and hreflang (core/i18n.py).
+LANGUAGE_TAGS = {"en": "en", "zh-hans": "zh-Hans", "zh-hant": "zh-Hant", "pl": "pl"}
+USE_I18N = True
+# Dates and numbers come out in each language's own format (|date, |floatformat, intcomma:
+# Django 5 always localises); no thousands separator in plain numbers such as ids and counts.
+USE_THOUSAND_SEPARATOR = False
+# English keeps the site's own date style ("29 November 2026"); the others Django's for them.
+FORMAT_MODULE_PATH = ["studyapp.formats"]
+# The interface catalogues: locale/<zh_Hans|zh_Hant|pl>/LC_MESSAGES/django.po, compiled by
+# `make setup` (manage.py compilemessages); the .mo files are build output, not committed.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 
 # --- Apps and middleware --------------------------------------------------------------------
 # Which of our apps may import which: README "What is where", tests/test_import_direction.py.
@@ -72,6 +90,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.humanize",
     "django_htmx",
     "template_partials",
     "csp",
@@ -87,6 +106,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions, before common: it reads the language from the URL prefix.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "studyapp.security.RequestTooBigMiddleware",  # before CSRF: it reads the POST first
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -114,6 +135,8 @@ TEMPLATES = [
                 "authoring.context_processors.authoring",
                 # The header's fixed URLs, reversed once per process instead of on every page.
                 "studyapp.context_processors.site_urls",
+                # <html lang>, hreflang alternates and the language switcher (core/i18n.py).
+                "core.i18n.languages",
             ],
         },
     },

@@ -4,7 +4,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
 from studyapp.agentloop import catalogue
-from studyapp.notes.loader import library
+from studyapp.notes.loader import notes_in
 
 
 def healthz(request):
@@ -16,7 +16,7 @@ def home(request):
     return render(
         request,
         "home.html",
-        {"reasons": catalogue.STOP_REASONS.values(), "note_count": len(library().notes())},
+        {"reasons": catalogue.STOP_REASONS.values(), "note_count": len(notes_in())},
     )
 
 

@@ -63,6 +63,17 @@ def _fresh_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _language_reset():
+    """LocaleMiddleware activates a request's language and leaves it active in the thread: a
+    /pl/ request must not make the next test's RequestFactory view render in Polish."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def content_dir() -> Path:
     return Path(settings.CONTENT_DIR)

@@ -153,9 +153,9 @@ def test_loadcontent_loads_the_real_bank_twice_without_changes():
     out = StringIO()
     call_command("loadcontent", stdout=out)
     call_command("loadcontent", stdout=out)
-    lines = out.getvalue().splitlines()
-    assert re.search(r"questions: (1[2-9]\d|[2-9]\d\d) created", lines[1])
-    assert "0 created, 0 updated" in lines[3]
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("questions:")]
+    assert re.search(r"questions: (1[2-9]\d|[2-9]\d\d) created", lines[0])
+    assert "0 created, 0 updated" in lines[1]
     assert Question.objects.published().count() >= 120
 
 

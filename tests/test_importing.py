@@ -256,8 +256,8 @@ def test_import_needs_csrf(instructor):
                                          ("yaml", "questions:")])  # fmt: skip
 def test_export_downloads_a_file(client, instructor, bank, fmt, needle, django_assert_num_queries):
     client.force_login(instructor)
-    # session, user, instructor check, questions, their options
-    with django_assert_num_queries(5):
+    # session, user, instructor check, questions, their options, their translations
+    with django_assert_num_queries(6):
         response = client.get(reverse("author:export"), {"format": fmt})
     assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
     assert needle in response.content.decode()

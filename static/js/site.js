@@ -174,4 +174,20 @@
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll('form[data-model-limits="true"]').forEach(applyModelLimits);
   });
+
+  // Language switcher (_language_switcher.html): the links name this page as the server sent
+  // it; follow the page the address bar shows now (a sandbox step moved on by htmx), with its
+  // query and #anchor, in the other language's prefix (core/i18n.py: English has none).
+  document.addEventListener("click", function (evt) {
+    var link = evt.target.closest && evt.target.closest("a[data-lang-prefix]");
+    if (!link || evt.defaultPrevented || evt.button !== 0 || evt.metaKey || evt.ctrlKey) return;
+    var prefixes = (link.getAttribute("data-lang-prefixes") || "").split(" ");
+    var path = window.location.pathname;
+    prefixes.forEach(function (p) {
+      if (p && path.indexOf(p + "/") === 0) path = path.slice(p.length);
+    });
+    evt.preventDefault();
+    window.location.href = link.getAttribute("data-lang-prefix") + path +
+      window.location.search + window.location.hash;
+  });
 })();

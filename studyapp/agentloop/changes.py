@@ -19,6 +19,13 @@ from . import models as _models
 from .i18n import gettext
 from .i18n import gettext_noop as _  # makemessages extracts _(...)
 
+
+def gettext_noop(s: str) -> str:
+    """Marks a user-facing text for translation (makemessages extracts it); no Django here:
+    pages translate it where they render it (``gettext(text)``)."""
+    return s
+
+
 if TYPE_CHECKING:
     from .models import ModelRules
 

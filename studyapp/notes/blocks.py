@@ -10,7 +10,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
-from core import today
+from core import i18n, today
 from core.rendering import render_inline
 from studyapp.agentloop import catalogue, models
 
@@ -23,8 +23,9 @@ def stop_reason_table() -> str:
     return render_to_string(
         "notes/_stop_reason_table.html",
         {
-            "reasons": catalogue.STOP_REASONS.values(),
-            "actions": catalogue.NEXT_ACTIONS,
+            # the catalogue's words in the note's language (core.i18n), its values verbatim
+            "reasons": i18n.stop_reasons().values(),
+            "actions": i18n.next_actions(),
             "breaks": breaks,
         },
     )
@@ -41,7 +42,7 @@ def tool_choice_table() -> str:
             "default_when": render_inline(gettext(m.default_when)),
             "with_extended_thinking": render_inline(gettext(m.with_extended_thinking)),
         }
-        for m in catalogue.TOOL_CHOICE_MODES.values()
+        for m in i18n.tool_choice_modes().values()
     ]
     sources = [
         {"url": url, "title": SOURCE_TITLES.get(url, url)} for url in catalogue.TOOL_CHOICE_SOURCES
@@ -63,7 +64,7 @@ SOURCE_TITLES = {
 
 
 def next_action_list() -> str:
-    actions = [catalogue.NEXT_ACTIONS[c] for c in catalogue.CANONICAL_ACTIONS]
+    actions = [i18n.next_actions()[c] for c in catalogue.CANONICAL_ACTIONS]
     return render_to_string("notes/_next_actions.html", {"actions": actions})
 
 

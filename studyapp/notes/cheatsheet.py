@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+from django.urls import reverse
 from django.utils.translation import gettext, gettext_noop
 
+from core import i18n
 from core.rendering import render_inline
-from studyapp.agentloop import catalogue, runner
+from studyapp.agentloop import runner
 
 from .diagrams import GUARD_WORDS
 
@@ -42,13 +44,13 @@ def context() -> dict:
                 gettext("if %(when)s: %(action)s")
                 % {
                     "when": gettext(r.alternate_when),
-                    "action": gettext(catalogue.NEXT_ACTIONS[r.alternate_action].label),
+                    "action": gettext(i18n.next_actions()[r.alternate_action].label),
                 }
                 if r.alternate_action
                 else ""
             ),
         }
-        for r in catalogue.STOP_REASONS.values()
+        for r in i18n.stop_reasons().values()
     ]
     modes = [
         {
@@ -57,7 +59,7 @@ def context() -> dict:
             "parallel": render_inline(gettext(m.disable_parallel_means)),
             "default": render_inline(gettext(m.default_when)),
         }
-        for m in catalogue.TOOL_CHOICE_MODES.values()
+        for m in i18n.tool_choice_modes().values()
     ]
     defaults = runner.Guards()
     guards = [
@@ -67,5 +69,6 @@ def context() -> dict:
     rules = []
     for text, ref in SHAPE_RULES:
         slug, _, anchor = ref.partition("#")
-        rules.append({"html": render_inline(gettext(text)), "url": f"/notes/{slug}/#{anchor}"})
+        url = reverse("notes:detail", args=[slug])  # in the page's language
+        rules.append({"html": render_inline(gettext(text)), "url": f"{url}#{anchor}"})
     return {"reasons": reasons, "modes": modes, "guards": guards, "rules": rules}

@@ -6,7 +6,8 @@ import zlib
 
 from django.db.models import Case, IntegerField, Q, Value, When
 
-from quizzes import grading, presentation
+from core import i18n
+from quizzes import grading, presentation, translations
 from quizzes.models import Question
 
 from .loader import Note
@@ -28,11 +29,14 @@ def questions_for(note: Note) -> list[Question]:
     questions whose notes reference points into this note come first, then the note's
     subtopics, easiest first, so the choice is stable between readers.
     """
+    lang = i18n.current()
     qs = Question.objects.published().filter(kind__in=INLINE_KINDS).prefetch_related("options")
+    # Each question's translation for the page comes in the same query (a subquery).
+    qs = translations.with_translation(qs, lang)
     if note.check_yourself:
         order = {slug: i for i, slug in enumerate(note.check_yourself)}
         found = list(qs.filter(slug__in=note.check_yourself))
-        return sorted(found, key=lambda q: order[q.slug])[:PER_NOTE]
+        return _localised(sorted(found, key=lambda q: order[q.slug])[:PER_NOTE], lang)
     qs = qs.filter(Q(notes_ref__startswith=f"{note.slug}#") | Q(subtopic__in=note.subtopics))
     qs = qs.annotate(
         here=Case(
@@ -41,7 +45,17 @@ def questions_for(note: Note) -> list[Question]:
             output_field=IntegerField(),
         )
     )
-    return list(qs.order_by("here", "difficulty", "slug")[:PER_NOTE])
+    return _localised(list(qs.order_by("here", "difficulty", "slug")[:PER_NOTE]), lang)
+
+
+def _localised(questions: list[Question], lang: str) -> list[Question]:
+    """Each question in the page's language where a current translation exists."""
+    return [
+        translations.localise(
+            q, getattr(q, "tr_html", None), getattr(q, "tr_stale", None), lang
+        ).question
+        for q in questions
+    ]
 
 
 def item(note: Note, question: Question, number: int, *, post=None) -> dict:

@@ -9,12 +9,14 @@ from CSS classes (``.d-*`` in site.css), so dark mode follows the page. Each fig
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from django.utils.html import escape
 from django.utils.translation import gettext_noop
 
-from studyapp.agentloop import catalogue, runner
+from core import i18n
+from studyapp.agentloop import runner
 
 WIDTH = 360
 PAD = 8  # inner padding of a box
@@ -26,12 +28,19 @@ _NARROW = set("il.,:;'|!()[]{}`/\\ ")
 _WIDE = set("mwMW@%")
 
 
+def _is_wide(ch: str) -> bool:
+    """A Han, kana or full-width character: a full em wide, and a line may break beside it."""
+    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
+
+
 def text_width(text: str, size: float, font: str = SANS) -> float:
     if font == MONO:
-        return len(text) * 0.62 * size
+        return sum(1.0 if _is_wide(ch) else 0.62 for ch in text) * size
     total = 0.0
     for ch in text:
-        if ch in _NARROW:
+        if _is_wide(ch):
+            total += 1.0
+        elif ch in _NARROW:
             total += 0.34
         elif ch in _WIDE:
             total += 0.92
@@ -42,12 +51,27 @@ def text_width(text: str, size: float, font: str = SANS) -> float:
     return total * size
 
 
+def _units(text: str) -> list[tuple[str, str]]:
+    """(separator, unit) pairs: words, and each Chinese character on its own (Chinese has no
+    spaces and may break between any two characters, but not before closing punctuation)."""
+    units: list[tuple[str, str]] = []
+    for word in text.split():
+        sep = " "
+        for part in re.findall(
+            r"[\u2e80-\u9fff\uf900-\ufaff][\u3000-\u303f\uff00-\uffef]*|[^\u2e80-\u9fff\uf900-\ufaff]+",
+            word,
+        ):
+            units.append((sep, part))
+            sep = ""
+    return units
+
+
 def wrap(text: str, width: float, size: float, font: str = SANS) -> list[str]:
     """Greedy word wrap by estimated width; a word longer than the line stands alone."""
     lines: list[str] = []
     line = ""
-    for word in text.split():
-        trial = f"{line} {word}".strip()
+    for sep, word in _units(text):
+        trial = f"{line}{sep}{word}".strip() if line else word
         if line and text_width(trial, size, font) > width:
             lines.append(line)
             line = word
@@ -197,7 +221,7 @@ def _lower_first(text: str) -> str:
 
 
 def state_machine() -> Diagram:
-    reasons = list(catalogue.STOP_REASONS.values())
+    reasons = list(i18n.stop_reasons().values())
     d = Diagram(
         "stop-reasons",
         "What the loop does after each stop_reason",
@@ -208,7 +232,7 @@ def state_machine() -> Diagram:
             f"{r.value}: {'call again' if r.continues else 'leave the loop'}. "
             f"{r.next_action.label}."
             + (
-                f" If {r.alternate_when}: {catalogue.NEXT_ACTIONS[r.alternate_action].label}."
+                f" If {r.alternate_when}: {i18n.next_actions()[r.alternate_action].label}."
                 if r.alternate_action
                 else ""
             )
@@ -229,7 +253,7 @@ def state_machine() -> Diagram:
         if r.alternate_action:
             texts.append(
                 f"If {r.alternate_when}: "
-                + _lower_first(catalogue.NEXT_ACTIONS[r.alternate_action].label)
+                + _lower_first(i18n.next_actions()[r.alternate_action].label)
             )
         n_lines = sum(len(wrap(t, card_w - 2 * PAD, 11.5)) for t in texts)
         h = 12 + 16 + n_lines * 15 + 4
@@ -292,8 +316,8 @@ def _sequence_panel(d: Diagram, key: str, y: float, heading: str, steps) -> floa
 
 
 def round_trips() -> Diagram:
-    tool = catalogue.STOP_REASONS["tool_use"]
-    pause = catalogue.STOP_REASONS["pause_turn"]
+    tool = i18n.stop_reasons()["tool_use"]
+    pause = i18n.stop_reasons()["pause_turn"]
     d = Diagram(
         "round-trips",
         "A tool_use round trip beside a pause_turn resend",
@@ -365,7 +389,7 @@ def parallel_results() -> Diagram:
             "One user message answers the whole batch: one tool_result per tool_use, matched "
             "by tool_use_id, results first.",
             "Sending each result in its own user message is the mistake: "
-            + catalogue.NEXT_ACTIONS["run_tools_separately"].detail,
+            + i18n.next_actions()["run_tools_separately"].detail,
         ],
         "Results are paired with calls by id, not by position; all of them travel together.",
     )
@@ -437,8 +461,8 @@ GUARD_WORDS = {
 def guards_in_loop() -> Diagram:
     names = [GUARD_WORDS[f] for f in runner.Guards.__dataclass_fields__]
     before_call = [n for n in names if n != GUARD_WORDS["max_identical_calls"]]
-    continuing = [r.value for r in catalogue.STOP_REASONS.values() if r.continues]
-    leaving = [r.value for r in catalogue.STOP_REASONS.values() if not r.continues]
+    continuing = [r.value for r in i18n.stop_reasons().values() if r.continues]
+    leaving = [r.value for r in i18n.stop_reasons().values() if not r.continues]
     d = Diagram(
         "guards",
         "Where the guards sit in the loop",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import logging
 import re
 import threading
 from dataclasses import dataclass, field
@@ -10,10 +12,15 @@ from pathlib import Path
 
 import yaml
 from django.conf import settings
+from django.utils import translation
 
+from core import i18n
 from core.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
+from .structure import note_hash
+
+log = logging.getLogger(__name__)
 
 TODAY_MARKER_RE = re.compile(r"^\[\[today:([^\]]*)\]\]\s*$", re.MULTILINE)
 
@@ -44,9 +51,19 @@ class Note:
     check_yourself: list[str] = field(default_factory=list)  # question slugs, optional
     previous: Note | None = None
     next: Note | None = None
+    #: The language the note is written in (a Django code); it differs from the page's when a
+    #: translation is missing and the English note stands in (``note_in``).
+    lang: str = "en"
+    body: str = ""  # the Markdown, for the structure check (studyapp/notes/structure.py)
+    meta: dict = field(default_factory=dict, repr=False)
+    #: structure.note_hash of this file: what a translation of it records as translated_from.
+    source_hash: str = ""
+    #: A translation whose English note changed since it was stamped (``notes_in`` sets it).
+    stale: bool = False
 
 
 def parse_note(path: Path) -> Note:
+    """One note file, its generated blocks ([[...]] markers) in the active language."""
     text = path.read_text(encoding="utf-8")
     m = FRONT_MATTER_RE.match(text)
     if not m:
@@ -100,6 +117,9 @@ def parse_note(path: Path) -> Note:
         key_points=key_points,
         exam=exam,
         check_yourself=list(check),
+        body=body,
+        meta=meta,
+        source_hash=note_hash(text),
     )
 
 
@@ -180,8 +200,9 @@ def _exam_frame(path: Path, value) -> dict:
 class NoteLibrary:
     """All notes of one language, re-rendered only when a file's modification time changes."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, lang: str = "en"):
         self.directory = directory
+        self.lang = lang
         self._cache: dict[Path, tuple[float, Note]] = {}
         self._signature: tuple = ()
         self._notes: dict[str, Note] = {}
@@ -199,7 +220,12 @@ class NoteLibrary:
             cache = {}
             for path, mtime in signature:
                 cached = self._cache.get(path)
-                note = cached[1] if cached and cached[0] == mtime else parse_note(path)
+                if cached and cached[0] == mtime:
+                    note = cached[1]
+                else:  # the generated blocks speak the note's language
+                    with translation.override(self.lang):
+                        note = parse_note(path)
+                    note.lang = self.lang
                 cache[path] = (mtime, note)
                 if note.slug in notes:
                     raise NoteError(f"{path}: slug {note.slug!r} is used twice")
@@ -222,36 +248,123 @@ _libraries: dict[str, NoteLibrary] = {}
 
 
 def library(lang: str = "en") -> NoteLibrary:
+    if lang not in i18n.CODES:  # a code from settings.LANGUAGES only: it names a folder
+        raise ValueError(f"unknown language {lang!r}")
     directory = Path(settings.CONTENT_DIR) / "notes" / lang
     lib = _libraries.get(str(directory))
     if lib is None:
-        lib = _libraries[str(directory)] = NoteLibrary(directory)
+        lib = _libraries[str(directory)] = NoteLibrary(directory, lang)
     return lib
+
+
+# The notes as a reader of one language sees them: the translation where there is one, else the
+# English note (marked by its ``lang``), in the English order, with previous/next among them.
+_merged: dict[str, tuple[tuple[dict, dict], dict[str, Note]]] = {}
+_merged_lock = threading.Lock()
+_NONE: dict[str, Note] = {}  # no translations (one object, so the cache recognises it)
+
+
+def notes_in(lang: str | None = None) -> dict[str, Note]:
+    """Every note (slug -> Note) in ``lang`` (the active language by default), English standing
+    in for a missing translation; rebuilt only when either library changed."""
+    lang = lang or i18n.current()
+    english = library().notes()
+    if lang == i18n.DEFAULT:
+        return english
+    translated: dict[str, Note] = _NONE
+    if library(lang).directory.is_dir():
+        try:
+            translated = library(lang).notes()
+        except NoteError as e:  # loadcontent names it; readers get English meanwhile, not a 500
+            log.error("translated notes (%s) not loaded: %s", lang, e)
+    # The libraries hand out the same dict until a file changes; the cache holds the dicts
+    # themselves (compared by identity), so a freed one's id can never be mistaken for them.
+    key = (english, translated)
+    cached = _merged.get(lang)
+    if cached and cached[0][0] is english and cached[0][1] is translated:
+        return cached[1]
+    with _merged_lock:
+        ordered = [
+            translated[slug] if slug in translated else _stand_in(note)
+            for slug, note in english.items()
+        ]
+        for i, note in enumerate(ordered):
+            note.previous = ordered[i - 1] if i else None
+            note.next = ordered[i + 1] if i + 1 < len(ordered) else None
+            stamp = note.meta.get("translated_from") if note.lang == lang else None
+            note.stale = bool(stamp) and stamp != english[note.slug].source_hash
+        notes = {n.slug: n for n in ordered}
+        _merged[lang] = (key, notes)
+    return notes
+
+
+def _stand_in(note: Note) -> Note:
+    """The English note shown on another language's page: its body marked as English."""
+    return dataclasses.replace(note, html=f'<div lang="en">{note.html}</div>')
+
+
+def note_in(slug: str, lang: str | None = None) -> Note | None:
+    """One note in ``lang`` (the active language), or its English original when untranslated:
+    ``note.lang`` says which (the page shows a notice when it is not the page's language)."""
+    if not SLUG_RE.match(slug):
+        return None
+    return notes_in(lang).get(slug)
 
 
 @dataclass
 class GlossaryTerm:
-    term: str
+    term: str  # the English term, verbatim (often an API name)
     definition: str
     link: str
+    local: str = ""  # the term in the page's language, when it is not kept in English
+    lang: str = "en"  # the language of ``definition``
+
+    @property
+    def tag(self) -> str:
+        return i18n.tag(self.lang)
 
 
 _glossary_cache: dict[str, tuple[float, list[GlossaryTerm]]] = {}
 
 
-def glossary() -> list[GlossaryTerm]:
-    path = Path(settings.CONTENT_DIR) / "glossary.yaml"
-    if not path.exists():
-        return []
+def _read_glossary(path: Path) -> list[dict]:
     mtime = path.stat().st_mtime
     cached = _glossary_cache.get(str(path))
     if cached and cached[0] == mtime:
-        return cached[1]
+        return cached[1]  # type: ignore[return-value]
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    terms = [
-        GlossaryTerm(str(t["term"]), str(t["definition"]), str(t["link"]))
-        for t in data.get("terms", [])
-    ]
+    terms = [t for t in data.get("terms", []) if isinstance(t, dict) and t.get("term")]
+    _glossary_cache[str(path)] = (mtime, terms)  # type: ignore[assignment]
+    return terms
+
+
+def glossary(lang: str | None = None) -> list[GlossaryTerm]:
+    """The site glossary, sorted by English term; in ``lang`` (the active language) from
+    content/glossary.<lang>.yaml where it has the term, else the English definition."""
+    lang = lang or i18n.current()
+    path = Path(settings.CONTENT_DIR) / "glossary.yaml"
+    if not path.exists():
+        return []
+    local: dict[str, dict] = {}
+    if lang != i18n.DEFAULT and lang in i18n.CODES:
+        translated = Path(settings.CONTENT_DIR) / f"glossary.{lang}.yaml"
+        if translated.exists():
+            try:
+                local = {str(t["term"]): t for t in _read_glossary(translated)}
+            except yaml.YAMLError as e:  # translations --check names it; English meanwhile
+                log.error("%s not loaded: %s", translated, e)
+    terms = []
+    for t in _read_glossary(path):
+        mine = local.get(str(t["term"]))
+        link = i18n.localise_path(str(t["link"]), lang)
+        if mine and mine.get("definition"):
+            terms.append(
+                GlossaryTerm(
+                    str(t["term"]), str(mine["definition"]), link,
+                    local=str(mine.get("local") or ""), lang=lang,
+                )
+            )  # fmt: skip
+        else:
+            terms.append(GlossaryTerm(str(t["term"]), str(t["definition"]), link))
     terms.sort(key=lambda t: t.term.lower().lstrip("_"))
-    _glossary_cache[str(path)] = (mtime, terms)
     return terms

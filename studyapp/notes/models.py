@@ -58,6 +58,9 @@ class SearchDoc(models.Model):
     title = models.CharField(max_length=300)
     context = models.CharField(max_length=200, blank=True)  # the note a section belongs to
     body = models.TextField()
+    #: The page language this unit is found from (a Django code; English stands in for a
+    #: missing translation, so every language finds every note).
+    lang = models.CharField(max_length=10, default="en", db_index=True)
 
     def __str__(self) -> str:
         return self.title

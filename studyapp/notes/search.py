@@ -14,9 +14,14 @@ import re
 from dataclasses import dataclass
 
 from django.db import connection, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import translation
 from django.utils.html import strip_tags
 
-from .loader import glossary, library
+from core import i18n
+
+from .loader import glossary, notes_in
 from .models import SearchDoc
 
 MAX_QUERY = 200
@@ -25,6 +30,9 @@ LIMIT = 20
 OPEN, CLOSE = "\x02", "\x03"
 SECTION_RE = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.DOTALL)
 WORD_RE = re.compile(r"\w+", re.UNICODE)
+# Chinese is written without spaces, so FTS5's unicode61 words are whole phrases: a query with
+# Han characters is matched as a substring instead (a few hundred rows per language).
+HAN_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 @dataclass
@@ -45,25 +53,37 @@ def _text(fragment: str) -> str:
 
 
 def documents() -> list[dict]:
-    """Every searchable unit: each note's opening and each of its ## sections, each term."""
+    """Every searchable unit, per language: each note's opening and each of its ## sections,
+    each glossary term (in the language's own words where translated)."""
     docs = []
-    for note in library().notes().values():
+    for lang in i18n.CODES:
+        with translation.override(lang):
+            docs.extend(_documents(lang))
+    return docs
+
+
+def _documents(lang: str) -> list[dict]:
+    docs = []
+    glossary_title = translation.gettext("Glossary")
+    for note in notes_in(lang).values():
+        url = reverse("notes:detail", args=[note.slug])
         parts = SECTION_RE.split(note.html)
         intro = " ".join([note.summary, *map(_text, note.key_points), _text(parts[0])])
         docs.append(
-            {"kind": "note", "url": f"/notes/{note.slug}/", "title": note.title,
-             "context": note.title, "body": intro}
+            {"kind": "note", "url": url, "title": note.title, "context": note.title,
+             "body": intro, "lang": lang}
         )  # fmt: skip
         for i in range(1, len(parts), 3):
             anchor, heading, body = parts[i], _text(parts[i + 1]), _text(parts[i + 2])
             docs.append(
-                {"kind": "note", "url": f"/notes/{note.slug}/#{anchor}", "title": heading,
-                 "context": note.title, "body": body}
+                {"kind": "note", "url": f"{url}#{anchor}", "title": heading,
+                 "context": note.title, "body": body, "lang": lang}
             )  # fmt: skip
-    for term in glossary():
+    for term in glossary(lang):
+        title = f"{term.term} ({term.local})" if term.local else term.term
         docs.append(
-            {"kind": "term", "url": term.link, "title": term.term, "context": "Glossary",
-             "body": term.definition}
+            {"kind": "term", "url": term.link, "title": title, "context": glossary_title,
+             "body": term.definition, "lang": lang}
         )  # fmt: skip
     return docs
 
@@ -98,23 +118,39 @@ def _mark(text: str) -> str:
     return html.escape(text).replace(OPEN, "<mark>").replace(CLOSE, "</mark>")
 
 
-def _sqlite(words: list[str], limit: int) -> list[Hit]:
+def _sqlite(words: list[str], limit: int, lang: str) -> list[Hit]:
     # Every word must appear (prefix match); quoting makes FTS5 syntax in the input inert.
     match = " ".join('"{}"*'.format(w.replace('"', "")) for w in words)
     sql = (
         "SELECT d.kind, d.url, d.title, d.context, "
         "snippet(notes_searchdoc_fts, 1, %s, %s, '…', 16) "
         "FROM notes_searchdoc_fts JOIN notes_searchdoc d ON d.id = notes_searchdoc_fts.rowid "
-        "WHERE notes_searchdoc_fts MATCH %s AND d.kind != 'signature' "
+        "WHERE notes_searchdoc_fts MATCH %s AND d.kind != 'signature' AND d.lang = %s "
         "ORDER BY bm25(notes_searchdoc_fts, 5.0, 1.0) LIMIT %s"
     )
     with connection.cursor() as cur:
-        cur.execute(sql, [OPEN, CLOSE, match, limit])
+        cur.execute(sql, [OPEN, CLOSE, match, lang, limit])
         rows = cur.fetchall()
     return [Hit(k, u, t, c, _mark(s)) for k, u, t, c, s in rows]
 
 
-def _postgresql(query: str, limit: int) -> list[Hit]:
+def _substring(words: list[str], limit: int, lang: str) -> list[Hit]:
+    """Han text: every word a substring of the title or body; titles first."""
+    rows = SearchDoc.objects.filter(lang=lang).exclude(kind=SearchDoc.Kind.SIGNATURE)
+    for w in words:
+        rows = rows.filter(Q(title__icontains=w) | Q(body__icontains=w))
+    hits = []
+    for r in sorted(rows[: limit * 3], key=lambda r: (words[0] not in r.title, r.id))[:limit]:
+        at = r.body.find(words[0])
+        start = max(0, at - 40) if at >= 0 else 0
+        text = r.body[start : start + 120]
+        for w in words:
+            text = text.replace(w, f"{OPEN}{w}{CLOSE}")
+        hits.append(Hit(r.kind, r.url, r.title, r.context, _mark(("…" if start else "") + text)))
+    return hits
+
+
+def _postgresql(query: str, limit: int, lang: str) -> list[Hit]:
     from django.contrib.postgres.search import (
         SearchHeadline,
         SearchQuery,
@@ -122,17 +158,18 @@ def _postgresql(query: str, limit: int) -> list[Hit]:
         SearchVector,
     )
 
-    vector = SearchVector("title", weight="A", config="english") + SearchVector(
-        "body", weight="B", config="english"
+    config = "english" if lang == "en" else "simple"  # no Polish or Chinese stemmer built in
+    vector = SearchVector("title", weight="A", config=config) + SearchVector(
+        "body", weight="B", config=config
     )
-    sq = SearchQuery(query, search_type="websearch", config="english")
+    sq = SearchQuery(query, search_type="websearch", config=config)
     rows = (
-        SearchDoc.objects.exclude(kind=SearchDoc.Kind.SIGNATURE)
+        SearchDoc.objects.filter(lang=lang).exclude(kind=SearchDoc.Kind.SIGNATURE)
         .annotate(document=vector, rank=SearchRank(vector, sq))
         .filter(document=sq)
         .annotate(
             snippet=SearchHeadline(
-                "body", sq, config="english", start_sel=OPEN, stop_sel=CLOSE, max_words=30,
+                "body", sq, config=config, start_sel=OPEN, stop_sel=CLOSE, max_words=30,
                 min_words=12,
             )
         )
@@ -141,13 +178,17 @@ def _postgresql(query: str, limit: int) -> list[Hit]:
     return [Hit(r.kind, r.url, r.title, r.context, _mark(r.snippet)) for r in rows]
 
 
-def search(query: str, limit: int = LIMIT) -> list[Hit]:
-    """The best matches for a query typed by anyone: never raises on odd input."""
+def search(query: str, limit: int = LIMIT, lang: str | None = None) -> list[Hit]:
+    """The best matches for a query typed by anyone, among the pages of ``lang`` (the active
+    language): never raises on odd input."""
+    lang = lang or i18n.current()
     query = (query or "")[:MAX_QUERY]
     words = WORD_RE.findall(query.lower())
     if not words:
         return []
     rebuild()
+    if HAN_RE.search(query):
+        return _substring(words, limit, lang)
     if engine() == "postgresql":
-        return _postgresql(" ".join(words), limit)
-    return _sqlite(words, limit)
+        return _postgresql(" ".join(words), limit, lang)
+    return _sqlite(words, limit, lang)

@@ -4,19 +4,20 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from core import today
+from core import i18n, today
 from core.owners import get_owner
+from quizzes import translations
 from quizzes.models import Question
 from quizzes.schema import SUBTOPIC_LABELS
 
 from . import checks, progress, search
-from .loader import glossary, library
+from .loader import glossary, note_in, notes_in
 
 
 def note_index(request):
     """The shared list (cached for anonymous readers): each visitor's read marks come from
     :func:`reading`, loaded into it by htmx, or opened as a page of its own without JavaScript."""
-    return render(request, "notes/index.html", {"notes": library().notes().values()})
+    return render(request, "notes/index.html", {"notes": notes_in().values()})
 
 
 @never_cache
@@ -25,7 +26,7 @@ def note_index(request):
 def reading(request):
     """Which notes this visitor has read: for htmx, the count with an out-of-band "Read" badge
     per read note for the index; without JavaScript, the index with the marks in place."""
-    notes = list(library().notes().values())
+    notes = list(notes_in().values())
     read = progress.read_slugs(get_owner(request, create=False))
     ctx = {"notes": notes, "read": read, "read_count": sum(1 for n in notes if n.slug in read)}
     if request.htmx:
@@ -40,7 +41,7 @@ def changes(request):
 
 
 def _note(slug: str):
-    note = library().get(slug)
+    note = note_in(slug)  # the page's language, else English (the page says so)
     if note is None:
         raise Http404("No note with that name")
     return note
@@ -78,10 +79,16 @@ def check_answer(request, slug: str, question: str):
     """
     note = _note(slug)
     q = get_object_or_404(
-        Question.objects.published().filter(kind__in=checks.INLINE_KINDS)
-        .prefetch_related("options"),
+        translations.with_translation(
+            Question.objects.published().filter(kind__in=checks.INLINE_KINDS)
+            .prefetch_related("options"),
+            i18n.current(),
+        ),
         slug=question,
     )  # fmt: skip
+    q = translations.localise(
+        q, getattr(q, "tr_html", None), getattr(q, "tr_stale", None), i18n.current()
+    ).question
     data = request.GET or None
     if request.htmx:
         position = next(
@@ -143,7 +150,7 @@ def cheat_sheet(request):
 
 
 def exam_blueprint(request):
-    return render(request, "notes/blueprint.html", {"notes": library().notes().values()})
+    return render(request, "notes/blueprint.html", {"notes": notes_in().values()})
 
 
 def glossary_page(request):

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core import today
+from core import i18n, today
 from core.owners import get_owner
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.runner import RunnerError
@@ -309,8 +309,8 @@ def step_context(request, run: Run, n: int) -> dict:
     chosen = request.GET.get("raw")
     raw = chosen == "1" if chosen in ("0", "1") else bool(request.session.get(RAW_KEY, False))
     suffix = "?raw=1" if chosen == "1" else ""
-    info = catalogue.STOP_REASONS.get(turn.stop_reason or "")
-    action = catalogue.NEXT_ACTIONS.get(turn.action or "")
+    info = i18n.stop_reasons().get(turn.stop_reason or "")  # in the page's language
+    action = i18n.next_actions().get(turn.action or "")
     is_last = n == len(turns)
     capped = is_last and run.transcript.ended_by in ("turn_cap", "repeated_call")
     # One reverse() for every step link: a 200-step run's chart links each of its bars.
@@ -630,7 +630,7 @@ def compare_runs(request):
 def toggle_raw(request):
     request.session[RAW_KEY] = not request.session.get(RAW_KEY, False)
     target = request.POST.get("next", "")
-    if not target.startswith("/sandbox/"):
+    if not i18n.unprefixed(target).startswith("/sandbox/"):  # /pl/sandbox/… too
         target = reverse("sandbox:index")
     return redirect(target)
 
@@ -676,9 +676,9 @@ def predict(request, n: int, slug: str | None = None, pk: int | None = None):
     ctx.update(
         {
             "mode": "predict",
-            "choices": [catalogue.NEXT_ACTIONS[c] for c in offered],
-            "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
-            "right": catalogue.NEXT_ACTIONS.get(right or ""),
+            "choices": [i18n.next_actions()[c] for c in offered],
+            "chosen": i18n.next_actions().get(chosen or ""),
+            "right": i18n.next_actions().get(right or ""),
             "is_right": chosen is not None and chosen == right,
             "confusion": confusion,
             "family": confusion.family if confusion else "",
@@ -703,8 +703,8 @@ def predict_summary(request, slug: str | None = None, pk: int | None = None):
             {
                 "n": turn.index + 1,
                 "stop_reason": turn.stop_reason,
-                "chosen": catalogue.NEXT_ACTIONS.get(chosen or ""),
-                "right": catalogue.NEXT_ACTIONS.get(turn.action or ""),
+                "chosen": i18n.next_actions().get(chosen or ""),
+                "right": i18n.next_actions().get(turn.action or ""),
                 "ok": chosen == turn.action,
                 "url": _step_url(run, turn.index + 1, "predict"),
             }

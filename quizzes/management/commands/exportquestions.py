@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from quizzes import importing
 
@@ -11,9 +11,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--format", choices=tuple(importing.WRITERS), default="yaml")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
+        parser.add_argument(
+            "--lang", default="", help="GIFT/XML: write this translated language (zh-hans, …)"
+        )
 
-    def handle(self, *args, format, output, **options):
-        text, skipped = importing.export_questions(format, importing.exportable())
+    def handle(self, *args, format, output, lang, **options):
+        try:
+            text, skipped = importing.export_questions(
+                format, importing.exportable(), lang=lang if format != "yaml" else ""
+            )
+        except importing.FormatError as e:
+            raise CommandError(str(e)) from e
         if output:
             Path(output).write_text(text, encoding="utf-8")
         else:
