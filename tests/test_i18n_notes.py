@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import translation
 
 from studyapp import i18n_check
 from studyapp.notes import structure
@@ -15,7 +16,11 @@ from studyapp.notes.loader import notes_in
 
 from .i18n_content import FIXTURE, ROOT, copy_fixture
 
-FALLBACK = "has not been translated into your language yet"
+#: The notice's own marker: its words are translated like every interface string.
+FALLBACK = 'class="fallback-notice"'
+FALLBACK_TEXT = (
+    "This note has not been translated into your language yet, so it is shown in English."
+)
 
 
 @pytest.fixture
@@ -42,6 +47,9 @@ def test_an_untranslated_note_falls_back_to_english_with_a_notice(client, conten
     html = client.get("/zh-hant/notes/mini-loop/").content.decode()
     assert '<html lang="zh-Hant"' in html
     assert "When the loop stops" in html and FALLBACK in html
+    with translation.override("zh-hant"):
+        assert translation.gettext(FALLBACK_TEXT) != FALLBACK_TEXT  # the notice speaks Chinese
+        assert translation.gettext(FALLBACK_TEXT) in html
     assert '<div lang="en">' in html  # the body is marked as English for screen readers
 
 
