@@ -26,6 +26,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     gift_block,
     shown_order,
     shown_response,
+    text_answer,
 )
 
 LABEL = gettext_noop("Essay (graded by an instructor)")
@@ -48,14 +49,7 @@ def build(data: dict, options: list) -> dict:
 
 
 def parse_answer(spec: dict, get, getlist) -> dict:
-    from quizzes.grading import AnswerError, NoAnswer
-
-    text = get("text").strip()
-    if not text:
-        raise NoAnswer("Write your answer first.")
-    if len(text) > MAX_CHARS:
-        raise AnswerError(f"That is longer than {MAX_CHARS} characters.")
-    return {"text": text}
+    return text_answer(get, "Write your answer first.", MAX_CHARS)
 
 
 def grade(spec: dict, answer: dict):

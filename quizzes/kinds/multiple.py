@@ -13,6 +13,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     KEEP_TYPED,
     XML_PENALTY,
     build,
+    editor_fields,
     fam,
     gettext_noop,
     gift_block,
@@ -126,10 +127,6 @@ def gift_lines(question: dict, escape, head: str) -> list[str]:
 def xml_answers(el, question: dict, add_text) -> None:
     _choice.xml_multichoice(el, False)
     _choice.xml_answers(el, question, add_text, False)
-
-
-def editor_fields() -> dict:
-    return {}
 
 
 def new_rows() -> list[dict]:

@@ -15,20 +15,19 @@ from __future__ import annotations
 
 import math
 
-from core.rendering import render_inline
-
 from .base import (  # noqa: F401 - the defaults this kind keeps
     CHOICES,
     KEEP_TYPED,
     TRAPS_REQUIRED,
     XML_PENALTY,
     chosen_keys,
+    editor_fields,
     gettext_noop,
     gift_block,
     shown_order,
     shown_response,
 )
-from .short_answer import _grade_value, _percent, graded_match
+from .short_answer import _grade_value, _percent, build, graded_match  # noqa: F401 - build: the same answers' whys
 
 LABEL = gettext_noop("Numerical (a number, with a tolerance)")
 MOODLE_QTYPE = "numerical"
@@ -81,12 +80,6 @@ def check(c, q: dict, out: dict) -> None:
     if rows and max(r["grade"] for r in rows) < 1:
         c.err("one of the answers must be worth 100 % (grade: 100)")
     out["data"]["answers"] = rows
-
-
-def build(data: dict, options: list) -> dict:
-    for a in data.get("answers", []):
-        a["why_html"] = render_inline(a["why"])
-    return {}
 
 
 def parse_answer(spec: dict, get, getlist) -> dict:
@@ -249,10 +242,6 @@ ROWS, ROW_LEGEND, ROW_LABEL = (
 )
 ROW_TEXT_LABEL = gettext_noop("Number (or * for any other number)")
 ROW_FIELDS = ("text", "tolerance", "grade", "why", "family")
-
-
-def editor_fields() -> dict:
-    return {}
 
 
 def new_rows() -> list[dict]:

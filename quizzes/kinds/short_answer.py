@@ -29,6 +29,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     gift_block,
     shown_order,
     shown_response,
+    text_answer,
 )
 
 LABEL = gettext_noop("Short answer (typed text)")
@@ -84,14 +85,7 @@ def build(data: dict, options: list) -> dict:
 
 
 def parse_answer(spec: dict, get, getlist) -> dict:
-    from quizzes.grading import AnswerError, NoAnswer
-
-    text = get("text").strip()
-    if not text:
-        raise NoAnswer("Type your answer first.")
-    if len(text) > MAX_CHARS:
-        raise AnswerError(f"That is longer than {MAX_CHARS} characters.")
-    return {"text": text}
+    return text_answer(get, "Type your answer first.", MAX_CHARS)
 
 
 def matches(pattern: str, response: str, case_sensitive: bool) -> bool:

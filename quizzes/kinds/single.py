@@ -16,6 +16,7 @@ from .base import (  # noqa: F401 - the defaults this kind keeps
     KEEP_TYPED,
     XML_PENALTY,
     build,
+    editor_fields,
     gettext_noop,
     shown_response,
 )
@@ -101,10 +102,6 @@ def gift_lines(question: dict, escape, head: str) -> list[str]:
 def xml_answers(el, question: dict, add_text) -> None:
     _choice.xml_multichoice(el, True)
     _choice.xml_answers(el, question, add_text, True)
-
-
-def editor_fields() -> dict:
-    return {}
 
 
 def new_rows() -> list[dict]:
