@@ -242,7 +242,7 @@ def build_world() -> SimpleNamespace:
 
 @pytest.fixture
 def world(db):
-    """A fresh world for this test (tests/test_access_matrix.py says who may open what)."""
+    """A fresh world for this test (tests/access.py says who may open what)."""
     return build_world()
 
 

@@ -16,8 +16,8 @@ from django.utils.html import escape
 
 from authoring import services
 from quizzes.models import Attempt, Question
+from tests.editor import form_data
 from tests.factories import make_question
-from tests.test_authoring_editor import form_data
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.contrib.auth.models import Group
 from authoring import services as author_services
 from quizzes.models import Attempt
 from studyapp.agentloop import bounded
+from tests.editor import edit_url, form_data
 from tests.factories import make_question
-from tests.test_authoring_editor import edit_url, form_data
 
 DEEP_ANSWER = "[" * 942 + "]" * 942  # 1,884 characters, under the answer's 5,000 limit
 ALIAS_BOMB = (

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from tests.test_access_matrix import MATRIX, PRESENT
+from tests.access import MATRIX, PRESENT
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ access matrix, so a new view is covered as soon as it has its row."""
 import pytest
 from django.test import Client
 
-from tests.test_access_matrix import MATRIX, PRESENT
+from tests.access import MATRIX, PRESENT
 
 pytestmark = pytest.mark.django_db
 
