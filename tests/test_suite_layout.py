@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.sources import nodes
+
 TESTS = Path(__file__).resolve().parent
 
 #: Imports kept for now, in files this change may not edit (the lead's and another session's
@@ -28,7 +30,7 @@ def imported_test_modules(path: Path) -> list[str]:
     """The test modules (``test_*``) that the file at ``path`` imports, as dotted names."""
     package = ".".join(("tests", *path.relative_to(TESTS).parent.parts))
     found = []
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
