@@ -142,6 +142,13 @@ def instructor(db, django_user_model):
 
 
 @pytest.fixture
+def author(client, instructor):
+    """The test client, signed in as ``instructor``."""
+    client.force_login(instructor)
+    return client
+
+
+@pytest.fixture
 def api(monkeypatch):
     """A key is set and the SDK talks to a scripted fake; tests fill ``api.script``."""
     from studyapp.agentloop import runner

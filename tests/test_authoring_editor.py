@@ -14,12 +14,6 @@ from tests.factories import ALL_KIND_BODIES, make_question
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def author(client, instructor):
-    client.force_login(instructor)
-    return client
-
-
 @pytest.mark.parametrize("kind", list(ALL_KIND_BODIES))
 def test_every_kind_comes_back_from_the_editor_unchanged(author, kind):
     """Question -> form -> schema gives the same question: the browser and the files agree."""

@@ -11,7 +11,6 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from django.contrib.auth.models import Group
 from django.utils.html import escape
 
 from authoring import services
@@ -107,14 +106,6 @@ def assert_inert(html: str):
     parser = Inert()
     parser.feed(html)
     assert not parser.problems, parser.problems
-
-
-@pytest.fixture
-def author(client, django_user_model):
-    user = django_user_model.objects.create_user("teach")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    client.force_login(user)
-    return client
 
 
 def hostile_form(source: dict, text: str, slug: str) -> dict:
