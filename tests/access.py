@@ -175,8 +175,16 @@ MATRIX: dict[str, Row] = {
 
 
 def client_as(client, world, role):
+    """``client`` as ``role`` of the world: signed in with the session the shared world made for
+    that role once (conftest's shared_world), or logged in now (a fresh world); anonymous: as
+    it is."""
+    from django.conf import settings
+
     user = world.users[role]
-    if user is not None:
+    session = getattr(world, "sessions", {}).get(role)
+    if session:
+        client.cookies[settings.SESSION_COOKIE_NAME] = session
+    elif user is not None:
         client.force_login(user)
     return client
 
