@@ -18,6 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from core import i18n
 from core.owners import get_owner
 from core.prepared import prepared
+from core.urlcache import reverse_ints
 
 from . import grading, kinds, presentation, services, translations, versioncache
 from .forms import SUBTOPIC_LABELS, CcafForm, ExamForm, PracticeForm
@@ -157,7 +158,7 @@ def _navigator_html(nav: list[dict], position: int) -> str:
 
 def _nav_item(attempt: Attempt, response: Response) -> dict:
     """The navigator entry of one response: what an autosave or a flag sends back (oob)."""
-    url = reverse("quizzes:exam_question", args=[attempt.pk, response.position])
+    url = reverse_ints("quizzes:exam_question", attempt.pk, response.position)
     item = {
         "position": response.position,
         "answered_at": response.answered_at,
@@ -169,7 +170,7 @@ def _nav_item(attempt: Attempt, response: Response) -> dict:
 
 def _navigator(attempt: Attempt) -> list[dict]:
     # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
-    prefix = reverse("quizzes:exam_question", args=[attempt.pk, 1]).removesuffix("1/")
+    prefix = reverse_ints("quizzes:exam_question", attempt.pk, 1).removesuffix("1/")
     # Scenarios only matter to a CCA-F exam (its brief, its summary's column): no join otherwise.
     ccaf = attempt.exam_format == Attempt.Format.CCAF
     fields = ["position", "answered_at", "flagged"] + (["question__scenario"] if ccaf else [])

@@ -7,10 +7,18 @@ from decimal import ROUND_HALF_UP, Decimal
 from django import template
 from django.utils.translation import gettext, ngettext
 
+from core.urlcache import reverse_ints
 from quizzes import words
 from quizzes.schema import FAMILIES
 
 register = template.Library()
+
+
+@register.simple_tag
+def int_url(name: str, *args) -> str:
+    """``{% url %}`` for the quiz pages' URLs, whose arguments are whole numbers: reversed once
+    per process (core/urlcache.py)."""
+    return reverse_ints(name, *args)
 
 
 @register.filter
