@@ -116,7 +116,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the header built once per policy (studyapp/security.py).
+    "studyapp.security.CSPMiddleware",
     "studyapp.ratelimit.RateLimitMiddleware",
     # Innermost: it sees the view's answer (anonymous reading pages, studyapp/pagecache.py).
     "studyapp.pagecache.PageCacheMiddleware",

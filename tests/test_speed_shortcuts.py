@@ -59,3 +59,37 @@ def test_an_anonymous_visitors_attempt_is_found_by_their_token_only(client, one_
     stranger = Client()
     stranger.post("/practice/", {"which": "all", "count": 5})  # a token of their own
     assert stranger.get(f"/practice/{mine.pk}/1/").status_code == 404
+
+
+def _directives(header: str) -> set[str]:
+    return {d.strip() for d in header.split(";")}
+
+
+def test_the_kept_policy_header_is_the_policy_and_follows_the_settings(client, settings):
+    from csp.utils import build_policy
+
+    first = client.get("/healthz")["Content-Security-Policy"]
+    assert _directives(first) == _directives(build_policy())
+    assert "script-src 'self'" in first and "frame-ancestors 'none'" in first
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'self'"]}}
+    assert client.get("/healthz")["Content-Security-Policy"] == "default-src 'self'"
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": {"img-src": ["'none'"]}}
+    ro = client.get("/healthz")["Content-Security-Policy-Report-Only"]
+    assert "img-src 'none'" in ro
+    assert _directives(ro) == _directives(build_policy(report_only=True))
+
+
+def test_a_view_that_asks_for_its_own_policy_still_gets_it(rf):
+    from csp.decorators import csp_update
+    from django.http import HttpResponse
+
+    from studyapp.security import CSPMiddleware
+
+    @csp_update({"img-src": ["https://example.org"]})
+    def view(request):
+        return HttpResponse("ok")
+
+    request = rf.get("/x/")
+    response = CSPMiddleware(view)(request)
+    assert "https://example.org" in response["Content-Security-Policy"]
+    assert "script-src 'self'" in response["Content-Security-Policy"]
