@@ -73,8 +73,7 @@ class CSPMiddleware(_csp.CSPMiddleware):
     _built: dict[bool, tuple[object, str]] = {}
 
     def _policy(self, report_only: bool) -> str:
-        name = "CONTENT_SECURITY_POLICY_REPORT_ONLY" if report_only else "CONTENT_SECURITY_POLICY"
-        source = getattr(settings, name, None)  # a new object when a test overrides it
+        source = _setting(report_only)  # a new object when a test overrides it
         kept = self._built.get(report_only)
         if kept is None or kept[0] is not source:
             kept = (source, build_policy(report_only=report_only))
@@ -94,14 +93,17 @@ class CSPMiddleware(_csp.CSPMiddleware):
             csp = self._policy(report_only)
             if not csp or getattr(response, exempt, False) is not False or header in response:
                 continue
-            name = (
-                "CONTENT_SECURITY_POLICY_REPORT_ONLY" if report_only else "CONTENT_SECURITY_POLICY"
-            )
-            prefixes = (getattr(settings, name, None) or {}).get("EXCLUDE_URL_PREFIXES") or ()
+            prefixes = (_setting(report_only) or {}).get("EXCLUDE_URL_PREFIXES") or ()
             if not request.path_info.startswith(tuple(prefixes)):
                 response[header] = csp
         request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
         return response
+
+
+def _setting(report_only: bool):
+    if report_only:
+        return settings.CONTENT_SECURITY_POLICY_REPORT_ONLY
+    return settings.CONTENT_SECURITY_POLICY
 
 
 _PARTS = ("config", "update", "replace", "config_ro", "update_ro", "replace_ro")

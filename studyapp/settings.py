@@ -289,6 +289,9 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# No report-only policy (django-csp reads it too; studyapp.security.CSPMiddleware keeps both).
+CONTENT_SECURITY_POLICY_REPORT_ONLY = None
+
 # --- Rate limits (studyapp/ratelimit.py) ----------------------------------------------------
 # N requests per S seconds per client (the signed-in user, else the address) on log-in,
 # sign-up, uploads, live runs and problem reports.
