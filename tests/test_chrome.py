@@ -65,3 +65,10 @@ def test_the_language_links_and_alternates_are_this_pages_in_each_language(clien
     polish = client.get("/pl/notes/changes/").text
     assert 'href="/pl/notes/changes/" lang="pl" hreflang="pl" data-lang-prefix="/pl"' in polish
     assert 'aria-current="true">Polski</a>' in polish
+
+
+def test_a_page_rendered_without_a_request_still_renders():
+    from django.template.loader import render_to_string
+
+    html = render_to_string("429.html", {"retry_after": 3, "what": "requests"})
+    assert '<header class="site-header">' in html and "</html>" in html

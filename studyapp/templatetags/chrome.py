@@ -123,7 +123,8 @@ def site_header(context) -> SafeString:
         if CSRF in html:
             html = html.replace(CSRF, str(context.get("csrf_token")))
     elif NEXT in html:
-        html = html.replace(NEXT, escape(urlencode(request.get_full_path())))
+        path = request.get_full_path() if request is not None else ""  # rendered without one
+        html = html.replace(NEXT, escape(urlencode(path)))
     for i, link in enumerate(context.get("language_links") or []):
         html = html.replace(_url(i), escape(link["url"]))
     return mark_safe(html)  # noqa: S308 - our template, autoescaped; the values are escaped
@@ -142,7 +143,8 @@ def site_hreflang(context) -> SafeString:
     links, shape = _links(context)
     key = ("hreflang", get_language(), shape)
     html = _kept_or_render(key, "_hreflang.html", {"language_links": links, "request": _Request()})
-    html = html.replace(SCHEME, escape(request.scheme)).replace(HOST, escape(request.get_host()))
+    scheme, host = (request.scheme, request.get_host()) if request is not None else ("", "")
+    html = html.replace(SCHEME, escape(scheme)).replace(HOST, escape(host))
     for i, link in enumerate(context.get("language_links") or []):
         html = html.replace(_path(i), escape(link["path"]))
     return mark_safe(html)  # noqa: S308 - our template, autoescaped; the values are escaped
