@@ -15,6 +15,7 @@ from django import forms
 from django.forms import formset_factory
 from django.utils.translation import gettext_lazy as _
 
+from core.widgets import Select
 from quizzes import kinds, schema
 from quizzes.forms import SUBTOPIC_LABELS
 from studyapp.agentloop import bounded, catalogue
@@ -45,6 +46,7 @@ def today_field() -> forms.ChoiceField:
         label=_("The exam vs today"),
         choices=[("", _("None"))] + [(c.id, f"{c.id}: {c.title}") for c in CHANGES.values()],
         required=False,
+        widget=Select,
         help_text=_(
             "Optional: after answering, the feedback says what today's models do about this "
             "rule; the question stays keyed to the exam's answer."
@@ -63,6 +65,7 @@ class QuestionForm(forms.Form):
     subtopic = forms.ChoiceField(
         choices=[("", "Choose…")] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
+        widget=Select,
     )
     concept = forms.CharField(
         max_length=80,
@@ -78,13 +81,14 @@ class QuestionForm(forms.Form):
         coerce=int,
         initial=2,
         required=False,
+        widget=Select,
     )
     notes = forms.CharField(
         label=_("Notes section"),
         max_length=120,
         required=False,
         help_text=_("The section of the notes that teaches it."),
-        widget=forms.Select(),
+        widget=Select(),
     )
     sources = forms.CharField(
         widget=_area(2),
@@ -137,6 +141,7 @@ class OptionForm(forms.Form):
         label=_("Action"),
         required=False,
         choices=[("", "Choose…")] + [(a.code, a.label) for a in catalogue.NEXT_ACTIONS.values()],
+        widget=Select,
     )
     tolerance = forms.CharField(
         label=_("Tolerance (±)"),
@@ -156,6 +161,7 @@ class OptionForm(forms.Form):
         label=_("Trap (for a wrong option)"),
         required=False,
         choices=[("", "—")] + [(f, f) for f in schema.FAMILIES],
+        widget=Select,
     )
 
     def is_blank(self) -> bool:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from anthropic.types import RefusalStopDetails, StopReason
-
+from . import sdk
 from .i18n import gettext_noop as _  # makemessages extracts _(...)
 
 DOC_STOP = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
@@ -150,6 +148,12 @@ CANONICAL_ACTIONS = (
 )
 
 
+#: ``stop_details.category`` of a refusal, as the installed SDK types it
+#: (``anthropic.types.RefusalStopDetails``; tests/test_agentloop_sdk.py compares the two). Written
+#: here so that importing the catalogue does not import the SDK.
+REFUSAL_CATEGORIES = ("cyber", "bio", "frontier_llm", "reasoning_extraction", "general_harms")
+
+
 @dataclass(frozen=True)
 class StopReasonInfo:
     """What one stop_reason means and what the loop must do next."""
@@ -266,11 +270,7 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
             anchor="refusal",
             notes=(
                 "stop_details.category (anthropic.types.RefusalStopDetails) is one of "
-                + ", ".join(
-                    typing.get_args(
-                        typing.get_args(RefusalStopDetails.model_fields["category"].annotation)[0]
-                    )
-                )
+                + ", ".join(REFUSAL_CATEGORIES)
                 + ", or null when the refusal maps to no named category.",
             ),
         ),
@@ -301,8 +301,8 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
 
 
 def sdk_stop_reasons() -> tuple[str, ...]:
-    """The stop_reason values the installed anthropic SDK declares."""
-    return typing.get_args(StopReason)
+    """The stop_reason values the installed anthropic SDK declares (imports the SDK)."""
+    return sdk.stop_reasons()
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
