@@ -98,20 +98,20 @@ def test_every_diagram_label_stays_in_its_box_measured_in_chromium(browser, live
     assert len(DIAGRAM_NOTES) == len(diagrams.ALL)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+AXE_PATHS = [*DIAGRAM_NOTES.values(), *EXTRA, "/notes/context/", "/me/"]
+
+
+# Every 4th page a test, light and dark (tests/browser/conftest.py axe_sweep), spread over
+# pytest-xdist's workers.
+@pytest.mark.parametrize("n", range(4), ids=[f"group-{n}" for n in range(1, 5)])
 def test_pages_with_diagrams_and_the_new_pages_have_no_axe_violations(
-    browser, live_server, axe, scheme
+    browser, live_server, axe_sweep, n
 ):
     make_question("single", "ax-single")
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
-    failures = []
-    for path in [*DIAGRAM_NOTES.values(), *EXTRA, "/notes/context/", "/me/"]:
-        page.goto(live_server.url + path)
-        results = axe.run(page)
-        if results.violations_count:
-            failures.append(f"{path}: {[v['id'] for v in results.response['violations']]}")
+    context = browser.new_context()
+    failures = axe_sweep(context.new_page(), live_server.url, AXE_PATHS[n::4])
     context.close()
+    assert not failures, failures
 
 
 def test_check_yourself_answers_inline_with_htmx(page, live_server):
