@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from tests.factories import load_real_bank, load_real_translations
 from tests.i18n_content import FIXTURE, ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,6 +30,10 @@ def content(tmp_path, settings):
     """The content the journey reads: (note slug, an anchor in it)."""
     if _has_real_translations():
         settings.CONTENT_DIR = REAL
+        # What loadcontent writes (tests/test_factories.py compares the rows), the YAML, checks
+        # and Markdown run once per session; the notes are read from their files as ever.
+        load_real_bank()
+        load_real_translations()
     else:  # the real notes and loops, with the fixture's note and its two questions only
         target = tmp_path / "content"
         shutil.copytree(REAL, target, ignore=shutil.ignore_patterns("questions"))
@@ -37,7 +42,7 @@ def content(tmp_path, settings):
             (target / "notes" / lang).mkdir(parents=True, exist_ok=True)
             shutil.copy(FIXTURE / "notes" / lang / "01-mini.md", target / "notes" / lang)
         settings.CONTENT_DIR = target
-    call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
+        call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
     from studyapp.notes.loader import library, notes_in
 
     translated = set(notes_in("zh-hans")) & {s for s, n in notes_in("pl").items() if n.lang == "pl"}
