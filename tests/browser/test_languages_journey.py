@@ -58,7 +58,13 @@ def _switch(page, tag):
     expect(page.locator("html")).to_have_attribute("lang", tag)
 
 
-def test_switching_languages_keeps_the_place(page, live_server, content, assert_accessible):
+# Switching languages keeps the place: on a note, a practice question and a sandbox step (three
+# tests, so that pytest-xdist can run them side by side).
+
+
+def test_switching_languages_keeps_the_section_of_a_note(
+    page, live_server, content, assert_accessible
+):
     slug, anchor = content
     base = live_server.url
 
@@ -71,6 +77,12 @@ def test_switching_languages_keeps_the_place(page, live_server, content, assert_
         expect(page).to_have_url(f"{base}{prefix}/notes/{slug}/#{anchor}")
         expect(page.locator(f"#{anchor}")).to_be_attached()
         assert_accessible(page, f"lang-note-{code}")
+
+
+def test_switching_languages_keeps_the_attempt_and_position_of_a_practice_question(
+    page, live_server, content, assert_accessible
+):
+    base = live_server.url
 
     # A practice question: the same attempt and position in each language.
     page.goto(f"{base}/practice/")
@@ -99,6 +111,12 @@ def test_switching_languages_keeps_the_place(page, live_server, content, assert_
     for code in ("zh-hans", "pl"):
         if code in current:  # the fixture's questions always are; the real bank's should be
             assert stems[code] != stems["en"], code
+
+
+def test_switching_languages_keeps_a_sandbox_step_htmx_moved_to(
+    page, live_server, content, assert_accessible
+):
+    base = live_server.url
 
     # A sandbox step that htmx moved on: the switcher follows the address bar.
     page.goto(f"{base}/zh-hans/sandbox/refund-25-days/steps/2/")
