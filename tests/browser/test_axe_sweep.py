@@ -83,6 +83,32 @@ def test_every_instructor_page_has_no_axe_violations(
     assert not failures, failures
 
 
+DARK_ONLY_GREY = """<!doctype html><html lang="en"><head><title>Sweep check</title>
+<style>body { background: #fff; color: #222; }
+@media (prefers-color-scheme: dark) { body { background: #121517; } }</style></head>
+<body><main><h1>Readable in light only</h1><p>Dark grey text.</p>%s</main></body></html>"""
+
+
+def test_the_sweep_finds_what_each_scheme_breaks(browser, axe_sweep):
+    """The sweep itself can fail: a rule broken in both schemes is named once (light), a
+    contrast broken only in the dark scheme is named for dark, after the page was switched."""
+    context = browser.new_context()
+    pages = {
+        "/dark-only/": DARK_ONLY_GREY % "",
+        "/no-alt/": DARK_ONLY_GREY.replace("#121517", "#fff") % '<img src="data:,">',
+    }
+    context.route(
+        "http://sweep.test/**",
+        lambda route: route.fulfill(
+            content_type="text/html",
+            body=pages[route.request.url.removeprefix("http://sweep.test")],
+        ),
+    )
+    failures = axe_sweep(context.new_page(), "http://sweep.test", list(pages))
+    context.close()
+    assert failures == ["/dark-only/ (dark): ['color-contrast']", "/no-alt/ (light): ['image-alt']"]
+
+
 def test_the_sweep_groups_hold_every_page_once():
     for pages, groups in ((PUBLIC, PUBLIC_GROUPS), (INSTRUCTOR, INSTRUCTOR_GROUPS)):
         swept = [p for g in groups for p in g]
