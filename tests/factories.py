@@ -246,6 +246,56 @@ def load_real_bank() -> list[Question]:
     return questions
 
 
+class _RolledBack(Exception):
+    pass
+
+
+@functools.cache
+def _real_translations_built() -> tuple[tuple[str, dict], ...]:
+    """The rows loadcontent writes for the real translations onto the real bank, as (English
+    slug, columns): the YAML, the checks and the Markdown run once per session, in a
+    transaction rolled back (call with the real bank in the database, as load_real_translations
+    does)."""
+    from django.db import transaction
+
+    from quizzes.models import QuestionTranslation
+    from quizzes.translations import load_translations
+
+    rows: tuple[tuple[str, dict], ...] = ()
+    try:
+        with transaction.atomic():
+            before = set(QuestionTranslation.objects.values_list("pk", flat=True))
+            report = load_translations(REAL_BANK[0].parent.parent)
+            assert not report.problems, report.problems
+            written = QuestionTranslation.objects.exclude(pk__in=before).select_related("question")
+            rows = tuple(
+                (t.question.slug, {k: v for k, v in _fields(t).items() if k != "updated_at"})
+                for t in written.order_by("pk")
+            )
+            raise _RolledBack
+    except _RolledBack:
+        pass
+    return rows
+
+
+def load_real_translations() -> int:
+    """The real bank's question translations, written as ``loadcontent`` writes them onto a
+    database that holds load_real_bank()'s rows (and none of their translations), in one bulk
+    insert. Returns the number of rows."""
+    from quizzes.models import QuestionTranslation
+
+    rows = _real_translations_built()
+    ids = dict(
+        Question.objects.current()
+        .filter(slug__in={slug for slug, _ in rows})
+        .values_list("slug", "pk")
+    )
+    QuestionTranslation.objects.bulk_create(
+        QuestionTranslation(question_id=ids[slug], **copy.deepcopy(fields)) for slug, fields in rows
+    )
+    return len(rows)
+
+
 def note_text(slug="sample", body="## Part one {#one}\n\nText.\n", **meta) -> str:
     """A note file's text: front matter (``meta`` replaces or, with None, drops a key) and body."""
     front = {

@@ -68,6 +68,28 @@ def test_load_real_bank_writes_what_load_bank_writes():
     assert fast == slow
 
 
+@pytest.mark.django_db
+def test_load_real_translations_writes_what_load_translations_writes():
+    from quizzes.models import QuestionTranslation
+    from quizzes.translations import load_translations
+
+    from .factories import REAL_BANK, load_real_bank, load_real_translations
+
+    def rows():
+        return [
+            (t.question.slug, t.lang, t.fields, t.html, t.source_hash, t.is_stale)
+            for t in QuestionTranslation.objects.select_related("question").order_by("pk")
+        ]
+
+    load_real_bank()
+    report = load_translations(REAL_BANK[0].parent.parent)
+    assert not report.problems and len(report.loaded) > 100
+    slow = rows()
+    QuestionTranslation.objects.all().delete()
+    assert load_real_translations() == len(report.loaded)
+    assert rows() == slow
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_flush_leaves_the_rows_the_migrations_write():
     """Transactional tests end with a flush; the tests after them, in any order and in any

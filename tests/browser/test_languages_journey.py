@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from tests.factories import load_real_bank, load_real_translations
 from tests.i18n_content import FIXTURE, ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,6 +30,10 @@ def content(tmp_path, settings):
     """The content the journey reads: (note slug, an anchor in it)."""
     if _has_real_translations():
         settings.CONTENT_DIR = REAL
+        # What loadcontent writes (tests/test_factories.py compares the rows), the YAML, checks
+        # and Markdown run once per session; the notes are read from their files as ever.
+        load_real_bank()
+        load_real_translations()
     else:  # the real notes and loops, with the fixture's note and its two questions only
         target = tmp_path / "content"
         shutil.copytree(REAL, target, ignore=shutil.ignore_patterns("questions"))
@@ -37,7 +42,7 @@ def content(tmp_path, settings):
             (target / "notes" / lang).mkdir(parents=True, exist_ok=True)
             shutil.copy(FIXTURE / "notes" / lang / "01-mini.md", target / "notes" / lang)
         settings.CONTENT_DIR = target
-    call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
+        call_command("loadcontent", stdout=StringIO(), stderr=StringIO())
     from studyapp.notes.loader import library, notes_in
 
     translated = set(notes_in("zh-hans")) & {s for s, n in notes_in("pl").items() if n.lang == "pl"}
@@ -53,7 +58,13 @@ def _switch(page, tag):
     expect(page.locator("html")).to_have_attribute("lang", tag)
 
 
-def test_switching_languages_keeps_the_place(page, live_server, content, assert_accessible):
+# Switching languages keeps the place: on a note, a practice question and a sandbox step (three
+# tests, so that pytest-xdist can run them side by side).
+
+
+def test_switching_languages_keeps_the_section_of_a_note(
+    page, live_server, content, assert_accessible
+):
     slug, anchor = content
     base = live_server.url
 
@@ -66,6 +77,12 @@ def test_switching_languages_keeps_the_place(page, live_server, content, assert_
         expect(page).to_have_url(f"{base}{prefix}/notes/{slug}/#{anchor}")
         expect(page.locator(f"#{anchor}")).to_be_attached()
         assert_accessible(page, f"lang-note-{code}")
+
+
+def test_switching_languages_keeps_the_attempt_and_position_of_a_practice_question(
+    page, live_server, content, assert_accessible
+):
+    base = live_server.url
 
     # A practice question: the same attempt and position in each language.
     page.goto(f"{base}/practice/")
@@ -94,6 +111,12 @@ def test_switching_languages_keeps_the_place(page, live_server, content, assert_
     for code in ("zh-hans", "pl"):
         if code in current:  # the fixture's questions always are; the real bank's should be
             assert stems[code] != stems["en"], code
+
+
+def test_switching_languages_keeps_a_sandbox_step_htmx_moved_to(
+    page, live_server, content, assert_accessible
+):
+    base = live_server.url
 
     # A sandbox step that htmx moved on: the switcher follows the address bar.
     page.goto(f"{base}/zh-hans/sandbox/refund-25-days/steps/2/")

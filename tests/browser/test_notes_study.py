@@ -52,14 +52,20 @@ def test_catalogue_table_fits_its_column_at_1280(browser, live_server):
     assert sizes and all(scroll <= client for scroll, client in sizes), sizes
 
 
-@pytest.mark.parametrize("path", NOTE_PATHS + EXTRA)
-def test_no_note_page_is_wider_than_a_phone(browser, live_server, path):
+# Every other page a test, in one phone context each (a context and a flush a page cost more
+# than the page).
+@pytest.mark.parametrize("n", range(2), ids=["group-1", "group-2"])
+def test_no_note_page_is_wider_than_a_phone(browser, live_server, n):
     context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
     page = context.new_page()
-    page.goto(live_server.url + path)
-    width = page.evaluate("document.documentElement.scrollWidth")
+    wide = []
+    for path in (NOTE_PATHS + EXTRA)[n::2]:
+        page.goto(live_server.url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 375:
+            wide.append(f"{path} is {width}px wide on a 375px phone")
     context.close()
-    assert width <= 375, f"{path} is {width}px wide on a 375px phone"
+    assert not wide, wide
 
 
 def test_on_a_phone_the_title_comes_before_the_table_of_contents(browser, live_server):
@@ -98,20 +104,20 @@ def test_every_diagram_label_stays_in_its_box_measured_in_chromium(browser, live
     assert len(DIAGRAM_NOTES) == len(diagrams.ALL)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+AXE_PATHS = [*DIAGRAM_NOTES.values(), *EXTRA, "/notes/context/", "/me/"]
+
+
+# Every 4th page a test, light and dark (tests/browser/conftest.py axe_sweep), spread over
+# pytest-xdist's workers.
+@pytest.mark.parametrize("n", range(4), ids=[f"group-{n}" for n in range(1, 5)])
 def test_pages_with_diagrams_and_the_new_pages_have_no_axe_violations(
-    browser, live_server, axe, scheme
+    browser, live_server, axe_sweep, n
 ):
     make_question("single", "ax-single")
-    context = browser.new_context(color_scheme=scheme)
-    page = context.new_page()
-    failures = []
-    for path in [*DIAGRAM_NOTES.values(), *EXTRA, "/notes/context/", "/me/"]:
-        page.goto(live_server.url + path)
-        results = axe.run(page)
-        if results.violations_count:
-            failures.append(f"{path}: {[v['id'] for v in results.response['violations']]}")
+    context = browser.new_context()
+    failures = axe_sweep(context.new_page(), live_server.url, AXE_PATHS[n::4])
     context.close()
+    assert not failures, failures
 
 
 def test_check_yourself_answers_inline_with_htmx(page, live_server):
