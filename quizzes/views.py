@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -125,7 +125,9 @@ def _nav_html(item: dict, position: int, oob: bool = False) -> str:
     question, and 60 entries through the template engine were a third of the page's time."""
     answered, flagged = bool(item["answered_at"]), bool(item["flagged"])
     classes = "nav-item" + (" is-answered" if answered else "") + (" is-flagged" if flagged else "")
-    state = (", answered" if answered else ", not answered") + (", flagged" if flagged else "")
+    state = (", " + (gettext("answered") if answered else gettext("not answered"))) + (
+        ", " + gettext("flagged") if flagged else ""
+    )
     n = item["position"]
     return (
         f'<li id="nav-q{n}"{OOB if oob else ""}><a href="{escape(item["url"])}" '
@@ -479,11 +481,11 @@ def exam_submit(request, pk: int):
 
 
 REVIEW_FILTERS = {
-    "all": "All",
-    "incorrect": "Incorrect",
-    "correct": "Correct",
-    "flagged": "Flagged",
-    "unanswered": "Unanswered",
+    "all": gettext_lazy("All"),
+    "incorrect": gettext_lazy("Incorrect"),
+    "correct": gettext_lazy("Correct"),
+    "flagged": gettext_lazy("Flagged"),
+    "unanswered": gettext_lazy("Unanswered"),
 }
 
 

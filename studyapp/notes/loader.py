@@ -13,6 +13,8 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 from django.utils import translation
+from django.utils.html import escape
+from django.utils.translation import gettext
 
 from core import i18n
 from core.rendering import render_inline, render_markdown
@@ -131,8 +133,9 @@ def _wrap_tables(html: str) -> str:
         nonlocal count
         count += 1
         return (
-            f'<div class="table-wrap" role="region" tabindex="0" aria-label="Table {count}">'
-            f"{m[0]}</div>"
+            '<div class="table-wrap" role="region" tabindex="0" aria-label="'
+            + escape(gettext("Table %(number)s") % {"number": count})
+            + f'">{m[0]}</div>'
         )
 
     return re.sub(r"<table>.*?</table>", wrap, html, flags=re.DOTALL)

@@ -1,5 +1,6 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
@@ -133,7 +134,7 @@ class LiveForm(forms.Form):
         choices=[
             ("auto", "auto"),
             ("any", "any"),
-            ("tool", "tool (a named tool)"),
+            ("tool", _("tool (a named tool)")),
             ("none", "none"),
         ],
         initial="auto",
@@ -271,8 +272,17 @@ class OwnKeyForm(forms.Form):
         return key
 
 
-FORK_TOOL_CHOICES = [("", "unchanged"), ("auto", "auto"), ("any", "any"), ("none", "none")]
-FORK_THINKING = [("", "unchanged"), ("on", "on"), ("off", "off")]
+FORK_TOOL_CHOICES = [
+    ("", pgettext_lazy("fork setting", "unchanged")),
+    ("auto", "auto"),
+    ("any", "any"),
+    ("none", "none"),
+]
+FORK_THINKING = [
+    ("", pgettext_lazy("fork setting", "unchanged")),
+    ("on", pgettext_lazy("thinking", "on")),
+    ("off", pgettext_lazy("thinking", "off")),
+]
 
 
 def fork_limits(model: str) -> tuple[set[str], set[str], list[tuple[str, str]]]:
