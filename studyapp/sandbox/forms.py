@@ -2,6 +2,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core.i18n import generated
+
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
 
@@ -176,7 +178,7 @@ class LiveForm(forms.Form):
 
     def __init__(self, *args, scenarios=(), tool_names=(), default_model="", **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scenario"].choices = [(s.slug, s.title) for s in scenarios]
+        self.fields["scenario"].choices = [(s.slug, generated(s.title)) for s in scenarios]
         self.fields["tool_name"].choices = [("", "—")] + [(n, n) for n in tool_names]
         self.fields["model"].widget.choices = model_choices()
         self.fields["model"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>

@@ -18,6 +18,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import i18n, today
+from core.i18n import generated
 from core.owners import get_owner
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.runner import RunnerError
@@ -559,10 +560,14 @@ def _pickable(request) -> tuple[list[tuple[str, str]], dict]:
     mine: dict = {
         f"u{u.pk}": u for u in UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at")
     }
-    choices += [(key, _("Your upload: %(title)s") % {"title": u.title}) for key, u in mine.items()]
+    choices += [
+        (key, _("Your upload: %(title)s") % {"title": generated(u.title)})
+        for key, u in mine.items()
+    ]
     lives = {f"live{r.pk}": r for r in LiveRun.objects.owned_by(owner).only("pk", "title")}
     choices += [
-        (key, _("Your live run: %(title)s") % {"title": r.title}) for key, r in lives.items()
+        (key, _("Your live run: %(title)s") % {"title": generated(r.title)})
+        for key, r in lives.items()
     ]
     return choices, {**mine, **lives}
 
