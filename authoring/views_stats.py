@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET
 
 from quizzes import kinds, stats
@@ -24,13 +25,13 @@ SORTS = {
     "review": lambda i: (i.review == "", i.slug),
 }
 COLUMNS = [
-    ("slug", "Question"),
-    ("n", "Attempts"),
-    ("facility", "Facility"),
-    ("sd", "SD"),
-    ("discrimination", "Discrimination"),
-    ("efficiency", "Disc. efficiency"),
-    ("review", "Needs review"),
+    ("slug", gettext_lazy("Question")),
+    ("n", gettext_lazy("Attempts")),
+    ("facility", gettext_lazy("Facility")),
+    ("sd", pgettext_lazy("standard deviation, short", "SD")),
+    ("discrimination", gettext_lazy("Discrimination")),
+    ("efficiency", gettext_lazy("Disc. efficiency")),
+    ("review", gettext_lazy("Needs review")),
 ]
 
 

@@ -9,12 +9,13 @@ import secrets
 from collections import OrderedDict
 
 from django.contrib import messages
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import i18n, today
@@ -280,14 +281,15 @@ def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix:
     """The context chart and its table: rendered once per run and link form, then only the
     current step is marked (a long run's chart and table would otherwise cost every step)."""
     cache = run.rendered
-    key = ("usage", prefix, suffix)
+    key = ("usage", prefix, suffix, get_language())  # the numbers are written per language
     html = cache.get(key)
     if html is None:
         chart = context_chart(series, -1, lambda s: f"{prefix}{s}/{suffix}", _markers(run))
         rows = "".join(
             f'<tr data-step="{r["step"]}"><th scope="row">{r["step"] + 1}</th>'
-            f"<td>{int(r['context_tokens'])}</td><td>{int(r['output_tokens'])}</td>"
-            f"<td>{int(r['cache_read_input_tokens'])}</td></tr>"
+            f"<td>{intcomma(int(r['context_tokens']))}</td>"
+            f"<td>{intcomma(int(r['output_tokens']))}</td>"
+            f"<td>{intcomma(int(r['cache_read_input_tokens']))}</td></tr>"
             for r in series
         )
         html = cache[key] = (chart, rows)
