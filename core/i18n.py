@@ -140,6 +140,7 @@ def _build() -> tuple[dict, dict, dict]:
                 "why": t(r.why),
                 "alternate_when": t(r.alternate_when),
                 "mistakes": tuple(t(m) for m in r.mistakes),
+                "notes": tuple(catalogue.note_text(t(n)) for n in r.notes),
             },
             local_action=actions[r.action],
         )

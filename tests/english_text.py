@@ -10,6 +10,8 @@ VOID = {
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
     "track", "wbr",
 }  # fmt: skip
+#: Classes of elements that show a transcript's own words (messages, tool output): data.
+DATA_CLASSES = {"block-text", "result-text"}
 #: Attributes a reader meets as words (tooltips, screen-reader labels, placeholders).
 READ_ATTRS = ("title", "aria-label", "placeholder", "alt", "aria-description")
 
@@ -36,6 +38,7 @@ class _Reader(HTMLParser):
         # Text marked as English on purpose (a fallback note, a cited title, a quoted API error).
         hidden = hidden or (attrs.get("lang") or "").lower().startswith("en")
         hidden = hidden or attrs.get("translate") == "no"
+        hidden = hidden or bool(DATA_CLASSES & set((attrs.get("class") or "").split()))
         if not hidden:
             self._read_attrs(attrs)
         if tag not in VOID:
