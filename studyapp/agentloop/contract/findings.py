@@ -9,6 +9,7 @@ from typing import Any
 from .. import catalogue, i18n
 from .. import models as model_catalogue
 from ..i18n import gettext_noop as _  # makemessages extracts _(...) (see i18n.py)
+from ..i18n import render
 
 DOC_PARALLEL = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use"
 DOC_WEBSEARCH = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool"
@@ -278,31 +279,6 @@ class Finding:
             "api_error": self.api_error,
             "doc_url": self.doc_url,
         }
-
-
-@dataclass(frozen=True)
-class Phrase:
-    """A part of a sentence that is itself translated (a clause that depends on the case)."""
-
-    text: str
-    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
-    lower: bool = False  # starts in lower case (a label used inside a sentence)
-
-    def __str__(self) -> str:
-        words = render(self.text, self.params)
-        return words[:1].lower() + words[1:] if self.lower else words
-
-
-def render(text: str, params: Mapping[str, Any] | None = None) -> str:
-    """``text`` translated, with ``params`` filled in (``%(name)s``; a Phrase is translated too)."""
-    translated = i18n.gettext(text)
-    if not params:
-        return translated
-    values = {k: str(v) if isinstance(v, Phrase) else v for k, v in params.items()}
-    try:
-        return translated % values
-    except (KeyError, ValueError, TypeError):  # a broken translation must not hide the finding
-        return text % values
 
 
 def _finding(

@@ -32,13 +32,13 @@ def _check_model(
         code = v.rule if v.rule.startswith("model-") else f"model-{v.rule}"
         if code not in RULES:
             code = "model-manual-thinking"
-        text = v.sentence
         findings.append(
             replace(
                 _finding(
                     code,
                     v.path,
-                    text,
+                    "%(sentence)s",  # the model rule's own words, translated when read
+                    {"sentence": v},
                     api_error=v.api_error,
                     severity=ERROR if v.is_error else LINT,
                 ),

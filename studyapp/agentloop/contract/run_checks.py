@@ -7,10 +7,10 @@ from typing import Any
 
 from .. import catalogue
 from .. import models as model_catalogue
-from ..i18n import gettext_noop
+from ..i18n import Phrase, gettext_noop
 from ..transcript import CAP_ENDINGS, GUARD_ENDINGS, Transcript, Turn, normalize_messages
 from .check import _check
-from .findings import Finding, Phrase, _finding
+from .findings import Finding, _finding
 from .history import _Msg
 from .responses import _Responses
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..i18n import gettext_noop
+from ..i18n import Phrase, gettext_noop
 from ..transcript import first_difference, normalize_message
-from .findings import ERROR, LINT, Finding, Phrase, _finding, _str
+from .findings import ERROR, LINT, Finding, _finding, _str
 from .history import _ids, _Msg
 from .responses import _Responses
 

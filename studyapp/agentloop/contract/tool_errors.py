@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from .. import bounded
-from ..i18n import gettext_noop
-from .findings import Finding, Phrase, _finding
+from ..i18n import Phrase, gettext_noop
+from .findings import Finding, _finding
 from .history import _Msg
 
 _FAIL_WORDS = re.compile(

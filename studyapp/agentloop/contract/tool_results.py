@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..i18n import gettext_noop
-from .findings import Finding, Phrase, _api_path, _finding, _str
+from ..i18n import Phrase, gettext_noop
+from .findings import Finding, _api_path, _finding, _str
 from .history import _ids, _Msg, _results
 
 
