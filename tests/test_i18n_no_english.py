@@ -190,3 +190,24 @@ def test_counts_are_grouped_the_way_each_language_writes_numbers(client):
     polish = client.get("/pl" + url).content.decode()
     assert f"<td>{big:,}</td>" in english
     assert f"<td>{big:,}</td>".replace(",", "\xa0") in polish
+
+
+def test_model_rule_findings_follow_the_reader_language():
+    """A per-model finding (models.check_request, through the checker) is worded when read."""
+    from django.utils import translation
+
+    from studyapp.agentloop import contract
+
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure"}]
+    found = contract.check(messages, model="claude-opus-5-5", params={"temperature": 0.5})
+    assert found
+    with translation.override("en"):
+        english = [f.message for f in found]
+    with translation.override("pl"):
+        polish = [f.message for f in found]
+    with translation.override("zh-hant"):
+        chinese = [f.message for f in found]
+    assert all(e != p for e, p in zip(english, polish, strict=True))
+    for text in polish + chinese:
+        assert not english_left(f"<p>{text}</p>"), text
+    assert any("claude-opus-5-5" in t for t in polish)  # the model id stays as it is
