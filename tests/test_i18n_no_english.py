@@ -211,3 +211,16 @@ def test_model_rule_findings_follow_the_reader_language():
     for text in polish + chinese:
         assert not english_left(f"<p>{text}</p>"), text
     assert any("claude-opus-5-5" in t for t in polish)  # the model id stays as it is
+
+
+@pytest.mark.parametrize("lang", ["pl", "zh-hans", "zh-hant"])
+def test_translated_diagram_labels_still_fit_their_boxes(lang):
+    from django.utils import translation
+
+    from studyapp.notes import diagrams
+
+    with translation.override(lang):
+        built = {name: build() for name, build in diagrams.ALL.items()}
+        words = diagrams.ALL["guards"]().html()
+    assert [p for d in built.values() for p in d.problems()] == []
+    assert not english_left(words)
