@@ -22,7 +22,7 @@ SORTS = {
     "sd": lambda i: i.sd if i.sd is not None else -1,
     "discrimination": lambda i: i.discrimination if i.discrimination is not None else -999,
     "efficiency": lambda i: i.efficiency if i.efficiency is not None else -999,
-    "review": lambda i: (i.review == "", i.slug),
+    "review": lambda i: (not i.review, i.slug),
 }
 COLUMNS = [
     ("slug", gettext_lazy("Question")),

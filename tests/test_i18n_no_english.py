@@ -224,3 +224,21 @@ def test_translated_diagram_labels_still_fit_their_boxes(lang):
         words = diagrams.ALL["guards"]().html()
     assert [p for d in built.values() for p in d.problems()] == []
     assert not english_left(words)
+
+
+def test_a_review_reason_compares_in_english_and_reads_in_polish():
+    import pickle
+
+    from django.utils import translation
+
+    from quizzes import stats
+
+    item = stats.ItemStats("x", 40, 95, 10, -10, 40)
+    reason = stats.review_reason(item)
+    assert reason == "negative discrimination (-10 %); facility above 90 % (95 %): too easy"
+    again = pickle.loads(pickle.dumps(reason))  # noqa: S301 - our own object: the report is cached
+    with translation.override("pl"):
+        assert str(again) == (
+            "ujemny wskaźnik dyskryminacji (-10 %); "
+            "współczynnik łatwości powyżej 90 % (95 %): za łatwe"
+        )

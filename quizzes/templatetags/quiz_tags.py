@@ -90,6 +90,9 @@ CODE_WORDS = {
     "open": pgettext_lazy("report status", "open"),
     "resolved": pgettext_lazy("report status", "resolved"),
     "dismissed": pgettext_lazy("report status", "dismissed"),
+    "create": pgettext_lazy("import action", "create"),
+    "update": pgettext_lazy("import action", "update"),
+    "unchanged": pgettext_lazy("import action", "unchanged"),
 }
 
 
