@@ -172,6 +172,47 @@ def test_liveworker_runs_queued_calls_when_the_web_only_queues(client, learner, 
     assert LiveJob.objects.get().status == "done" and len(turns(live)) == 1
 
 
+@pytest.mark.django_db
+def test_a_call_that_ends_while_the_page_renders_never_strands_the_page(
+    client, learner, api, settings
+):
+    """The worker may end a call at any moment while the run's page is being built. Whatever the
+    moment (here: after each of the page's SQL queries in turn), the page must follow the call or
+    show its result, never "Ready for the next call" without polling: that left learners on a
+    stale page after pressing Step (the page read the run before the call and the job after it)."""
+    from django.db import connection
+
+    settings.LIVE_JOBS = "external"  # the job waits in the table until this test runs it
+    client.force_login(learner)
+    stranded = []
+    for moment in range(30):
+        live = create(client)
+        api.script += [reply(text(f"Answer {moment}."))]
+        client.post(f"/sandbox/live/{live.pk}/step/")
+        job = LiveJob.objects.get(live=live)
+        seen = {"queries": 0, "done": False}
+
+        def worker_ends_the_call(
+            execute, sql, params, many, context, job=job, seen=seen, moment=moment
+        ):
+            result = execute(sql, params, many, context)
+            seen["queries"] += 1
+            if seen["queries"] > moment and not seen["done"]:
+                seen["done"] = True
+                jobs.run_job(job.pk)
+            return result
+
+        with connection.execute_wrapper(worker_ends_the_call):
+            page = client.get(f"/sandbox/live/{live.pk}/").content.decode()
+        if not seen["done"]:  # the page made fewer queries than that: every moment was tried
+            break
+        assert LiveJob.objects.get(pk=job.pk).status == "done"
+        if 'hx-trigger="every 1s"' not in page and f"Answer {moment}." not in page:
+            stranded.append(moment)
+    assert moment >= 4, "the page is built in at least four queries"
+    assert stranded == [], f"stale page without polling when the call ended after query {stranded}"
+
+
 # --- 2. who may spend what ----------------------------------------------------------------------
 
 

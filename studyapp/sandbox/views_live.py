@@ -7,6 +7,7 @@ import json
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -132,17 +133,31 @@ def _damaged(request, live, error) -> HttpResponse:
 
 
 def live_run(request, pk: int):
-    live = _live(request, pk)
+    # The run and the status of its last job are read in one statement, so they agree: a worker
+    # saves the run and then ends its job, and two reads could see the run from before a call
+    # and the job from after it (a stale page that does not follow the call).
+    last = LiveJob.objects.filter(live=OuterRef("pk")).order_by("-pk")
+    live = get_object_or_404(
+        LiveRun.objects.owned_by(get_owner(request, create=False)).annotate(
+            last_job_pk=Subquery(last.values("pk")[:1]),
+            last_job_status=Subquery(last.values("status")[:1]),
+        ),
+        pk=pk,
+    )
+    job = LiveJob.objects.filter(pk=live.last_job_pk).first() if live.last_job_pk else None
+    # Seen active with the run: the page follows the job, even if it has ended since (its next
+    # poll, a second later, reloads the page with the run as the job left it).
+    active = job is not None and live.last_job_status in LiveJob.ACTIVE
+    if active and job.status in LiveJob.ACTIVE and jobs.expire_stale(live):
+        # its worker died (or none picked it up): this request failed it, and the run is as the
+        # worker left it, so the page says so now
+        job.refresh_from_db()
+        active = False
     try:
         run = services.load(live)
         sandbox_run = services.as_sandbox_run(live)
     except (runner.RunnerError, ValueError) as e:
         return _damaged(request, live, e)
-    job = jobs.last_job(live)
-    if job is not None and job.status in LiveJob.ACTIVE:
-        jobs.expire_stale(live)
-        job.refresh_from_db()
-    active = job is not None and job.status in LiveJob.ACTIVE
     model = run.effective_params.get("model", "")
     rules = models.get_model(model)
     own = keys.has_own_key(request, live.pk)

@@ -100,9 +100,12 @@ def test_practice_json_answers_echo_as_text(watched, live_server, learner):
     watched.goto(f"{live_server.url}/practice/{attempt.pk}/1/")
     for payload in ECHOED:
         watched.locator("#json-text").fill(payload)
-        with watched.expect_response(lambda r: r.request.method == "POST"):
-            watched.get_by_role("button", name="Check my answer").click()  # htmx swaps it in
+        before = watched.locator("#answer-area").element_handle()
+        watched.get_by_role("button", name="Check my answer").click()
+        # htmx swaps a new #answer-area in after the response: wait for that swap itself (the old
+        # area, still on the page until then, would otherwise be read, and a late swap of one
+        # answer's echo would land on the next answer's text)
+        watched.wait_for_function("area => !area.isConnected", arg=before)
         watched.locator("#answer-area [role=alert]").wait_for()
-        watched.wait_for_load_state("networkidle")
         assert watched.locator("#json-text").input_value() == payload
         watched.clean(f"practice JSON answer {payload!r}")
