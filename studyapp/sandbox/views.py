@@ -588,9 +588,15 @@ def _live_runs(keys: list[str], mine: dict) -> dict[str, Run]:
         try:
             run = live_services.as_sandbox_run(live)
         except (RunnerError, ValueError) as e:
-            raise _NotPickable(f"“{live.title}” can't be read: {e}") from e
+            raise _NotPickable(
+                _("“%(title)s” can't be read: %(error)s")
+                % {"title": generated(live.title), "error": e}
+            ) from e
         if run is None:
-            raise _NotPickable(f"“{live.title}” has no response yet: step it once first.")
+            raise _NotPickable(
+                _("“%(title)s” has no response yet: step it once first.")
+                % {"title": generated(live.title)}
+            )
         runs[f"live{live.pk}"] = run
     return runs
 
