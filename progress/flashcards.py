@@ -68,11 +68,15 @@ def _cards(lang: str) -> tuple[Flashcard, ...]:
     cards: list[Flashcard] = []
     for value, info in catalogue.STOP_REASONS.items():
         action = info.next_action
-        back = f"{_t(action.label)}. {_t(action.detail)}"
+        back = gettext("%(action)s. %(detail)s") % {
+            "action": _t(action.label),
+            "detail": _t(action.detail),
+        }
         if info.alternate_action:
             other = catalogue.NEXT_ACTIONS[info.alternate_action]
             label = _t(other.label)
-            back += " " + gettext("When %(when)s: %(action)s.") % {
+            back = gettext("%(back)s When %(when)s: %(action)s.") % {
+                "back": back,
                 "when": _t(info.alternate_when),
                 "action": label[:1].lower() + label[1:],
             }
@@ -85,7 +89,7 @@ def _cards(lang: str) -> tuple[Flashcard, ...]:
                     "The response says stop_reason: %(value)s. What does the loop do next?"
                 )
                 % {"value": value},
-                back=back + " " + gettext("Why: %(why)s") % {"why": _t(info.why)},
+                back=gettext("%(back)s Why: %(why)s") % {"back": back, "why": _t(info.why)},
                 source=info.doc_url,
             )
         )
