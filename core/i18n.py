@@ -8,6 +8,7 @@ are plain links (cacheable, no cookie, no JavaScript), computed without a URL re
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -200,6 +201,7 @@ def generated(text: str) -> str:
     return gettext(text) if text in _generated_texts() else text
 
 
+@functools.cache
 def _generated_texts() -> frozenset[str]:
     from studyapp.agentloop import demo
     from studyapp.agentloop.transcript import rawlog
