@@ -221,6 +221,22 @@ def _lower_first(text: str) -> str:
 # --- 1. the loop as a state machine -------------------------------------------------------------
 
 
+def _reason_words(r) -> str:
+    """One stop_reason of the state diagram, in words (the list under the figure)."""
+    line = (
+        gettext("%(value)s: call again. %(action)s.")
+        if r.continues
+        else gettext("%(value)s: leave the loop. %(action)s.")
+    ) % {"value": r.value, "action": r.next_action.label}
+    if not r.alternate_action:
+        return line
+    return gettext("%(line)s If %(when)s: %(action)s.") % {
+        "line": line,
+        "when": r.alternate_when,
+        "action": i18n.next_actions()[r.alternate_action].label,
+    }
+
+
 def state_machine() -> Diagram:
     reasons = list(i18n.stop_reasons().values())
     d = Diagram(
@@ -231,25 +247,7 @@ def state_machine() -> Diagram:
             "and pause_turn) lead back to another call; the other five leave the loop. The list "
             "below says the same in words."
         ),
-        [
-            (
-                gettext("%(value)s: call again. %(action)s.")
-                if r.continues
-                else gettext("%(value)s: leave the loop. %(action)s.")
-            )
-            % {"value": r.value, "action": r.next_action.label}
-            + (
-                " "
-                + gettext("If %(when)s: %(action)s.")
-                % {
-                    "when": r.alternate_when,
-                    "action": i18n.next_actions()[r.alternate_action].label,
-                }
-                if r.alternate_action
-                else ""
-            )
-            for r in reasons
-        ],
+        [_reason_words(r) for r in reasons],
         gettext(
             "One step of the loop. Teal cards send the turn back to the API (dashed line); grey "
             "cards leave the loop."
