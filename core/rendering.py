@@ -151,9 +151,12 @@ def render_markdown(
     return _render(text, blocks, toc, trusted)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=16384)
 def _render_plain(text: str, toc: bool, trusted: bool) -> tuple[str, tuple[dict, ...]]:
-    """Texts without generated blocks render the same every time: the bank repeats many."""
+    """Texts without generated blocks render the same every time: the bank repeats many.
+    The bank with its three translations holds about 8,700 distinct texts (December 2026): a
+    cache smaller than that never hits when loadcontent renders them all again in the same
+    order (each text is evicted just before it comes back)."""
     rendered = _render(text, {}, toc, trusted)
     return rendered.html, tuple(rendered.toc)
 

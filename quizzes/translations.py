@@ -38,6 +38,15 @@ from .translation_rules import (  # noqa: F401 - the public names live here too
     source_hash,
 )
 
+#: yaml.safe_load's loader with libyaml's C parser when it is installed (PyYAML's wheels ship
+#: it): the same safe constructors, about ten times faster on the content files.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _safe_load(text: str):
+    return yaml.load(text, Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader
+
+
 log = logging.getLogger(__name__)
 
 
@@ -144,7 +153,7 @@ def translation_files(content_dir: Path) -> list[tuple[str, Path]]:
 def read_file(path: Path, lang: str) -> list[dict[str, Any]]:
     """The entries of one translation file; a TranslationError names what is wrong."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = _safe_load(path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise TranslationError(f"{path}: not valid YAML: {e}") from e
     if not isinstance(data, dict) or not isinstance(data.get("translations"), list):

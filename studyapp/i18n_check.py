@@ -32,7 +32,7 @@ def english_questions(content_dir: Path) -> dict[str, dict[str, Any]]:
     """slug -> the English question in file (bank) form, from content/questions/*.yaml."""
     out: dict[str, dict[str, Any]] = {}
     for path in sorted((Path(content_dir) / "questions").glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = structure.safe_load(path.read_text(encoding="utf-8")) or {}
         for q in data.get("questions", []) if isinstance(data, dict) else []:
             if isinstance(q, dict) and isinstance(q.get("slug"), str):
                 out[q["slug"]] = q
@@ -97,7 +97,7 @@ def _glossaries(content_dir: Path, langs, report: CheckReport) -> list[str]:
     path = Path(content_dir) / "glossary.yaml"
     if not path.exists():
         return []
-    english = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("terms", [])
+    english = (structure.safe_load(path.read_text(encoding="utf-8")) or {}).get("terms", [])
     problems = []
     for lang in langs:
         local = Path(content_dir) / f"glossary.{lang}.yaml"
@@ -105,7 +105,7 @@ def _glossaries(content_dir: Path, langs, report: CheckReport) -> list[str]:
             continue
         report.checked["glossaries"] = report.checked.get("glossaries", 0) + 1
         try:
-            terms = (yaml.safe_load(local.read_text(encoding="utf-8")) or {}).get("terms", [])
+            terms = (structure.safe_load(local.read_text(encoding="utf-8")) or {}).get("terms", [])
         except yaml.YAMLError as e:
             problems.append(f"{local.name}: not valid YAML: {e}")
             continue
@@ -139,7 +139,7 @@ def stamp(content_dir: Path) -> list[str]:
         text = path.read_text(encoding="utf-8")
         new = text
         try:
-            data = yaml.safe_load(text) or {}
+            data = structure.safe_load(text) or {}
         except yaml.YAMLError:
             continue  # not stamped: --check reports the file
         for entry in data.get("translations", []) if isinstance(data, dict) else []:

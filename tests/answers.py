@@ -1,5 +1,5 @@
 """What a learner does through the test client, shared by the test modules: the form data of a
-question's right answer, starting practice, answering a whole attempt."""
+question's right answer, starting practice or an exam, answering a whole attempt."""
 
 import json
 
@@ -45,3 +45,10 @@ def answer_all(client, attempt, *, correct=True, certainty=None, shown_ago=60, *
         if certainty:
             data["certainty"] = certainty
         client.post(f"/practice/{attempt.pk}/{r.position}/", data, headers=headers)
+
+
+def start_exam(client, count=5):
+    """Start a mock exam of ``count`` questions through the form; the attempt it made."""
+    response = client.post("/exam/", {"count": count})
+    assert response.status_code == 302, response.content
+    return Attempt.objects.latest("pk")

@@ -142,6 +142,13 @@ def instructor(db, django_user_model):
 
 
 @pytest.fixture
+def author(client, instructor):
+    """The test client, signed in as ``instructor``."""
+    client.force_login(instructor)
+    return client
+
+
+@pytest.fixture
 def api(monkeypatch):
     """A key is set and the SDK talks to a scripted fake; tests fill ``api.script``."""
     from studyapp.agentloop import runner
@@ -242,13 +249,14 @@ def build_world() -> SimpleNamespace:
 
 @pytest.fixture
 def world(db):
-    """A fresh world for this test (tests/test_access_matrix.py says who may open what)."""
+    """A fresh world for this test (tests/access.py says who may open what)."""
     return build_world()
 
 
 @pytest.fixture(scope="module")
 def _module_world(django_db_setup, django_db_blocker):
     from django.contrib.auth import get_user_model
+    from django.contrib.sessions.models import Session
     from django.core.cache import caches
 
     from authoring.models import ProblemReport
@@ -256,8 +264,10 @@ def _module_world(django_db_setup, django_db_blocker):
 
     with django_db_blocker.unblock():
         world = build_world()
+        world.sessions = _sessions(world)
     yield world
     with django_db_blocker.unblock():
+        Session.objects.filter(session_key__in=world.sessions.values()).delete()
         ProblemReport.objects.filter(question__in=world.bank).delete()
         # The users' attempts, answers, uploads and runs go with them.
         users = [u.pk for u in world.users.values() if u]
@@ -272,6 +282,23 @@ def shared_world(db, _module_world):
     """The world built once per test module, for modules whose every test only reads it (each
     test's own writes are rolled back; none may change these Python objects)."""
     return _module_world
+
+
+def _sessions(world) -> dict[str, str]:
+    """role -> the key of a session signed in as that role's user, made once for the module:
+    ``client_as`` puts it in a test's client instead of logging in again (a log-in costs about
+    6 ms, its signal claiming whatever the browser owned, and the access matrix needs hundreds).
+    What a test's requests do to the session is rolled back with the rest of the test."""
+    from django.conf import settings
+    from django.test import Client
+
+    sessions = {}
+    for role, user in world.users.items():
+        if user is not None:
+            client = Client()
+            client.force_login(user)
+            sessions[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return sessions
 
 
 def _live(user):

@@ -244,3 +244,19 @@ def load_real_bank() -> list[Question]:
             options.append(o)
     Option.objects.bulk_create(options)
     return questions
+
+
+def note_text(slug="sample", body="## Part one {#one}\n\nText.\n", **meta) -> str:
+    """A note file's text: front matter (``meta`` replaces or, with None, drops a key) and body."""
+    front = {
+        "title": "A sample",
+        "slug": slug,
+        "order": 1,
+        "summary": "A summary.",
+        "subtopics": "[loop-basics]",
+        "sources": '\n  - title: Docs\n    url: "https://platform.claude.com/docs"',
+        "last_verified": "2026-11-29",
+    }
+    front.update(meta)
+    lines = "\n".join(f"{k}: {v}" for k, v in front.items() if v is not None)
+    return f"---\n{lines}\n---\n{body}"

@@ -12,7 +12,7 @@ import os
 from hypothesis import HealthCheck, settings
 
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-DEV_EXAMPLES = 15
+DEV_EXAMPLES = 10
 CI_EXAMPLES = 400
 
 settings.register_profile("dev", max_examples=DEV_EXAMPLES)

@@ -4,41 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from authoring import forms, services
+from authoring import services
 from core.owners import Owner
 from quizzes import services as quiz_services
 from quizzes.models import Question
+from tests.editor import edit_url, form_data
 from tests.factories import ALL_KIND_BODIES, make_question
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def author(client, instructor):
-    client.force_login(instructor)
-    return client
-
-
-def form_data(parsed: dict, *, save: str | None = "publish", **changes) -> dict:
-    """What the editor's form posts for a question, as a browser would send it."""
-    initial, rows = forms.question_initial(parsed)
-    data = {k: v for k, v in initial.items() if v not in (None, "")}
-    data.update(kind=parsed["kind"], **{"opt-TOTAL_FORMS": len(rows), "opt-INITIAL_FORMS": 0})
-    for i, row in enumerate(rows):
-        for key, value in row.items():
-            if key == "correct":
-                if value:
-                    data[f"opt-{i}-correct"] = "on"
-            elif value:
-                data[f"opt-{i}-{key}"] = value
-    if save:
-        data["save"] = save
-    data.update(changes)
-    return data
-
-
-def edit_url(slug: str) -> str:
-    return f"/author/questions/{slug}/edit/"
 
 
 @pytest.mark.parametrize("kind", list(ALL_KIND_BODIES))

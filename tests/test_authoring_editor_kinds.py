@@ -24,12 +24,6 @@ COMMON = {
 }
 
 
-@pytest.fixture
-def author(client, instructor):
-    client.force_login(instructor)
-    return client
-
-
 def post_new(author, kind: str, rows: list[dict], save: str = "publish", **fields):
     data = {"kind": kind, "slug": f"ed-{kind.replace('_', '-')}", **COMMON, **fields}
     data.update({"opt-TOTAL_FORMS": len(rows), "opt-INITIAL_FORMS": 0, "save": save})

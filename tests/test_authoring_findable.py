@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.urls import reverse
 
@@ -22,14 +21,6 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def instructor(client, django_user_model):
-    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    client.force_login(user)
-    return user
-
-
 SUBNAV = ["Questions", "New", "Import", "Export", "Statistics", "Reports", "Grading"]
 
 
@@ -37,7 +28,7 @@ SUBNAV = ["Questions", "New", "Import", "Export", "Statistics", "Reports", "Grad
     "name", ["author:index", "author:question_new", "author:import", "author:export",
              "author:stats", "author:reports", "author:grading"],
 )  # fmt: skip
-def test_every_author_page_has_the_instructor_sub_navigation(client, instructor, name):
+def test_every_author_page_has_the_instructor_sub_navigation(client, author, name):
     html = client.get(reverse(name)).content.decode()
     nav = re.search(r'<nav aria-label="Instructor tools".*?</nav>', html, re.S)
     assert nav, name
@@ -55,7 +46,7 @@ def test_learners_do_not_see_the_instructor_tools(client, learner):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_preview_of_a_right_answer_says_right_and_shows_the_explanation_once(
-    client, instructor, kind
+    client, author, kind
 ):
     q = make_question(kind, slug=f"p-{kind.replace('_', '-')}")
     html = client.get(reverse("author:question_edit", args=[q.slug])).content.decode()
@@ -125,7 +116,7 @@ def test_manage_py_without_debug_or_a_secret_key_says_what_is_missing_without_a_
     assert "Traceback" not in done.stderr
 
 
-def test_the_editor_picks_notes_sections_and_offers_the_banks_concepts(client, instructor):
+def test_the_editor_picks_notes_sections_and_offers_the_banks_concepts(client, author):
     make_question("single", slug="known-concept")
     html = client.get(reverse("author:question_new") + "?kind=single").content.decode()
     notes = re.search(r'<select name="notes".*?</select>', html, re.S)[0]

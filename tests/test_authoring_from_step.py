@@ -1,7 +1,6 @@
 """'Make a question from this step': a draft next-action question holding the step's response."""
 
 import pytest
-from django.contrib.auth.models import Group
 
 from quizzes.models import Question
 from studyapp.agentloop import catalogue
@@ -9,14 +8,6 @@ from studyapp.sandbox.library import library
 
 pytestmark = pytest.mark.django_db
 BUTTON = "Make a question from this step"
-
-
-@pytest.fixture
-def author(client, django_user_model):
-    user = django_user_model.objects.create_user("teach")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    client.force_login(user)
-    return client
 
 
 def test_instructors_see_the_button_on_a_step_and_learners_do_not(client, author, learner):

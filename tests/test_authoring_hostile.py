@@ -11,13 +11,12 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from django.contrib.auth.models import Group
 from django.utils.html import escape
 
 from authoring import services
 from quizzes.models import Attempt, Question
+from tests.editor import form_data
 from tests.factories import make_question
-from tests.test_authoring_editor import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -107,14 +106,6 @@ def assert_inert(html: str):
     parser = Inert()
     parser.feed(html)
     assert not parser.problems, parser.problems
-
-
-@pytest.fixture
-def author(client, django_user_model):
-    user = django_user_model.objects.create_user("teach")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    client.force_login(user)
-    return client
 
 
 def hostile_form(source: dict, text: str, slug: str) -> dict:

@@ -1,21 +1,12 @@
 """The question list at /author/: filters, open reports as "needs review", and its query count."""
 
 import pytest
-from django.contrib.auth.models import Group
 
 from authoring.models import ProblemReport
 from quizzes.models import Question
 from tests.factories import make_bank, make_question
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def author(client, django_user_model):
-    user = django_user_model.objects.create_user("teach")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    client.force_login(user)
-    return client
 
 
 def slugs(html: str) -> set[str]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import Group
 
 from authoring import services as author_services
 from quizzes.models import Attempt
 from studyapp.agentloop import bounded
+from tests.editor import edit_url, form_data
 from tests.factories import make_question
-from tests.test_authoring_editor import edit_url, form_data
 
 DEEP_ANSWER = "[" * 942 + "]" * 942  # 1,884 characters, under the answer's 5,000 limit
 ALIAS_BOMB = (
@@ -102,13 +101,6 @@ def test_check_tree_bounds_values_already_parsed_without_recursion():
 
 
 # --- every reader goes through it: no 500 anywhere ----------------------------------------------
-
-
-@pytest.fixture
-def instructor(db, django_user_model):
-    user = django_user_model.objects.create_user("teach", password="pw-teach-123")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    return user
 
 
 @pytest.mark.django_db

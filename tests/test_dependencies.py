@@ -11,6 +11,8 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.sources import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 OURS = {"core", "quizzes", "progress", "authoring", "studyapp", "tests", "bench", "manage"}
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -25,7 +27,7 @@ def imported_top_levels() -> dict[str, str]:
     for path in sorted(ROOT.glob("*/**/*.py")):
         if ".venv" in path.parts:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]

@@ -12,16 +12,10 @@ from django.utils import timezone
 from quizzes import services
 from quizzes.models import Attempt, Response
 
-from .answers import right_answer
+from .answers import right_answer, start_exam
 from .factories import make_bank
 
 pytestmark = pytest.mark.django_db
-
-
-def start_exam(client, count=5):
-    response = client.post("/exam/", {"count": count})
-    assert response.status_code == 302, response.content
-    return Attempt.objects.latest("pk")
 
 
 @pytest.fixture

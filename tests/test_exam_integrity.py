@@ -12,9 +12,8 @@ from progress import reports
 from quizzes import grading, services
 from quizzes.models import Attempt, Response
 
-from .answers import right_answer
+from .answers import right_answer, start_exam
 from .factories import make_bank
-from .test_exam import start_exam
 
 pytestmark = pytest.mark.django_db
 

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from authoring import services as author_services
 from quizzes.models import Attempt, Question
 from studyapp.agentloop import bounded
+from tests.editor import edit_url, form_data
 from tests.factories import make_question
 from tests.fuzzing import fuzz as _fuzz
-from tests.test_authoring_editor import edit_url, form_data
-from tests.test_import_fuzz import _preview
+from tests.imports import preview_in_words
 
 pytestmark = pytest.mark.django_db
 
@@ -123,8 +123,8 @@ YAML_BITS = ["questions:", "\n", "  ", "- ", "&a ", "*a", "<<: *a", "[", "]", "{
     | st.integers(1, 1200).map(lambda n: "questions:\n" + "- [" * n)
 )
 def test_fuzzed_yaml_imports_never_crash(text):
-    _preview(text, "yaml")
-    _preview(text, "auto")
+    preview_in_words(text, "yaml")
+    preview_in_words(text, "auto")
 
 
 @fuzz(200)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sources import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Each unit of the code and the units it may import (besides itself).
@@ -57,7 +59,7 @@ def imports(path: Path) -> list[tuple[int, str]]:
     if path.name != "__init__.py":
         package = package[:-1]
     found = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -4,10 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quizzes.formats import FormatError
-from quizzes.importing import import_preview
-
 from .fuzzing import fuzz
+from .imports import preview_in_words
 
 pytestmark = pytest.mark.django_db
 
@@ -57,30 +55,20 @@ def _noisy(bits):
     )
 
 
-def _preview(text, fmt):
-    try:
-        preview = import_preview(text, fmt)
-    except FormatError as e:  # the one error type the importer raises, in words
-        assert str(e)
-        return
-    for issue in preview.errors:
-        assert str(issue)
-
-
 @fuzz()
 @given(_noisy(GIFT_BITS))
 def test_fuzzed_gift_never_crashes(text):
-    _preview(text, "gift")
+    preview_in_words(text, "gift")
 
 
 @fuzz()
 @given(_noisy(XML_BITS))
 def test_fuzzed_moodle_xml_never_crashes(text):
-    _preview(text, "moodlexml")
+    preview_in_words(text, "moodlexml")
 
 
 @fuzz()
 @given(st.text(max_size=300))
 def test_fuzzed_yaml_and_detection_never_crash(text):
-    _preview(text, "auto")
-    _preview(text, "yaml")
+    preview_in_words(text, "auto")
+    preview_in_words(text, "yaml")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
@@ -14,19 +13,6 @@ from quizzes.models import Question
 from tests.factories import make_bank
 
 DEFAULTS = Defaults("stop-reasons", "stop-reasons#end-turn", "https://example.com")
-
-
-@pytest.fixture
-def instructor(db, django_user_model):
-    user = django_user_model.objects.create_user("teach", password="pw-teach-123")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    return user
-
-
-@pytest.fixture
-def author(client, instructor):
-    client.force_login(instructor)
-    return client
 
 
 # --- format detection: one pass --------------------------------------------------------------

@@ -1,7 +1,5 @@
 """Import preview and apply, export, round trips, the views and the command."""
 
-from pathlib import Path
-
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
@@ -11,25 +9,15 @@ from quizzes.formats import Defaults
 from quizzes.models import Question
 
 from .factories import make_question
+from .imports import FIXTURES, FORM_DEFAULTS, gift_features
 
 pytestmark = pytest.mark.django_db
-FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 DEFAULTS = Defaults("stop-reasons", "stop-reasons#max-tokens", "https://example.com/doc")
-FORM_DEFAULTS = {
-    "default_subtopic": "stop-reasons",
-    "default_notes": "stop-reasons#max-tokens",
-    "default_source": "https://example.com/doc",
-    "default_family": "misread-contract",
-}
 
 
 @pytest.fixture
 def staff(django_user_model):
     return django_user_model.objects.create_user("boss", password="pw-boss-123", is_staff=True)
-
-
-def gift_features() -> str:
-    return (FIXTURES / "gift_features.gift.txt").read_text()
 
 
 # ------------------------------------------------------------------ preview and apply

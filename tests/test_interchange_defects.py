@@ -140,16 +140,6 @@ def test_loadcontent_restores_a_file_question_after_a_browser_import(tmp_path):
     )
 
 
-@pytest.fixture
-def instructor(client, django_user_model):
-    from django.contrib.auth.models import Group
-
-    user = django_user_model.objects.create_user("teacher", password="pw-teacher-123")
-    user.groups.add(Group.objects.get(name="Instructors"))
-    client.force_login(user)
-    return user
-
-
 FORM = {
     "format": "auto",
     "default_subtopic": "stop-reasons",
@@ -159,7 +149,7 @@ FORM = {
 }
 
 
-def test_the_import_page_maps_categories_and_sets_trap_families_per_answer(client, instructor):
+def test_the_import_page_maps_categories_and_sets_trap_families_per_answer(client, author):
     from django.urls import reverse
 
     from authoring.models import CategorySubtopic
@@ -190,7 +180,7 @@ def _form_defaults(client):
     return form.defaults()
 
 
-def test_export_filters_by_subtopic_status_and_kind(client, instructor):
+def test_export_filters_by_subtopic_status_and_kind(client, author):
     from django.urls import reverse
 
     make_question("single", slug="a-single")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from quizzes import kinds
+from tests.sources import text_nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ("quizzes", "authoring", "progress")
@@ -107,7 +108,7 @@ def _names(node: ast.AST) -> set[str]:
 def kind_branches(source: str, where: str) -> list[str]:
     """Each place the source branches on a kind's name (or lists kinds by name for that)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in text_nodes(source, where):
         line = f"{where}:{getattr(node, 'lineno', 0)}"
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]

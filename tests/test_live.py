@@ -9,6 +9,7 @@ from studyapp.sandbox.models import LiveRun, LiveUsage, UploadedRun
 
 from .conftest import API_KEY
 from .fakes import RATE_LIMITED, reply, text, tool_use
+from .live_runs import FORM, create
 
 pytestmark = pytest.mark.django_db
 
@@ -20,29 +21,6 @@ def client(client, learner):
     """Live mode on the server's key is for signed-in accounts: these tests sign one in."""
     client.force_login(learner)
     return client
-
-
-FORM = {
-    "scenario": "refund-25-days",
-    "prompt": "",
-    "model": "claude-haiku-5-5",
-    "tool_choice": "auto",
-    "thinking": "default",
-    "tool_name": "",
-    "max_tokens": 1024,
-    "budget_tokens": 2048,
-    "tool_mode": "automatic",
-    "max_turns": 6,
-    "token_budget": 60000,
-    "wall_clock_s": 120,
-    "max_identical_calls": 2,
-}
-
-
-def create(client, **changes):
-    response = client.post("/sandbox/live/", {**FORM, **changes})
-    assert response.status_code == 302, response.content.decode()[-1500:]
-    return LiveRun.objects.latest("pk")
 
 
 def test_without_a_key_the_page_says_why_and_offers_the_library(client, monkeypatch):

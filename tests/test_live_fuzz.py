@@ -13,7 +13,7 @@ from studyapp.agentloop import demo, runner, runner_checks
 
 from .fakes import FakeAPI, reply, tool_use
 from .fuzzing import fuzz
-from .test_live import FORM
+from .live_runs import FORM
 
 SCALARS = st.one_of(
     st.none(),

@@ -18,7 +18,7 @@ from studyapp.sandbox import jobs
 from studyapp.sandbox.models import LiveJob, LiveRun, LiveUsage
 
 from .fakes import TIMEOUT, FakeAPI, reply, text, tool_use
-from .test_live import FORM
+from .live_runs import FORM
 
 SERVER_KEY = "sk-ant-api03-server-key-0123456789abcdefghijklmnopqrstuvwxyz"
 OWN_KEY = "sk-ant-api03-VISITORsOwnKey-9f8e7d6c5b4a39281706abcdefXYZ"

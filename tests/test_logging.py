@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from .fakes import RATE_LIMITED
-from .test_importing import FORM_DEFAULTS, gift_features
-from .test_live import create
+from .imports import FORM_DEFAULTS, gift_features
+from .live_runs import create
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from studyapp.agentloop import changes, models, runner
 
 from .fakes import FakeAPI, reply, text
-from .test_runner import ECHO_TOOLS, new_run
+from .runs import ECHO_TOOLS, new_run
 
 REJECTED = [
     ("claude-sonnet-5-5", {"tool_choice": {"type": "any"}}, "rejects forced tool_choice"),

@@ -9,25 +9,12 @@ from studyapp.agentloop import catalogue
 from studyapp.notes import loader
 from studyapp.notes.loader import NoteError, library
 
+from .factories import note_text
+
 REQUIRED_SLUGS = {
     "loop-basics", "stop-reasons", "tool-results", "server-tools", "tool-choice", "guards",
     "errors", "thinking", "context", "parallel", "observability", "rules-in-code", "traps",
 }  # fmt: skip
-
-
-def note_text(slug="sample", body="## Part one {#one}\n\nText.\n", **meta):
-    front = {
-        "title": "A sample",
-        "slug": slug,
-        "order": 1,
-        "summary": "A summary.",
-        "subtopics": "[loop-basics]",
-        "sources": '\n  - title: Docs\n    url: "https://platform.claude.com/docs"',
-        "last_verified": "2026-11-29",
-    }
-    front.update(meta)
-    lines = "\n".join(f"{k}: {v}" for k, v in front.items() if v is not None)
-    return f"---\n{lines}\n---\n{body}"
 
 
 @pytest.fixture

@@ -15,8 +15,7 @@ from studyapp.agentloop import catalogue
 from studyapp.notes import checks, diagrams, loader, search
 from studyapp.notes.loader import NoteError, library
 from studyapp.notes.models import NoteRead
-from tests.factories import load_real_bank, make_bank, make_question
-from tests.test_notes import note_text
+from tests.factories import load_real_bank, make_bank, make_question, note_text
 
 NOTES = sorted(library().notes())
 

@@ -12,8 +12,8 @@ from quizzes.models import Question
 from studyapp.sandbox.models import LiveUsage, UploadedRun
 
 from .factories import make_question
-from .test_live import FORM
-from .test_sandbox import MESSAGE
+from .live_runs import FORM
+from .transcripts import MESSAGE
 
 pytestmark = pytest.mark.django_db
 TOKEN = "anonymous-token-of-this-browser"

@@ -12,7 +12,7 @@ from django.urls import NoReverseMatch, reverse
 
 from studyapp.notes.loader import library
 
-from .test_notes import note_text
+from .factories import note_text
 
 
 def reading_pages() -> list[str]:

@@ -21,28 +21,7 @@ from .fakes import (
     thinking,
     tool_use,
 )
-
-ECHO_TOOLS = [
-    {
-        "name": name,
-        "description": f"{name} (test tool)",
-        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
-    }
-    for name in ("lookup", "weather", "write_file")
-]
-
-
-def echo(tool_input, context):
-    return runner.ToolOutput(json.dumps({"echo": tool_input}))
-
-
-HANDLERS = {t["name"]: echo for t in ECHO_TOOLS}
-
-# Every runner feature runs on two current models with different rules and on one 4.x model:
-# Sonnet 5.5 (no forced tool_choice, thinking on by default and bound to its prefix), Haiku 5.5
-# (forced choice accepted, bound thinking) and Opus 4.6 (thinking off by default, not bound).
-RUNNER_MODELS = ("claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-4-6")
-CURRENT = {"model": RUNNER_MODELS[0]}
+from .runs import CURRENT, ECHO_TOOLS, HANDLERS, RUNNER_MODELS, new_run
 
 
 @pytest.fixture(autouse=True, params=RUNNER_MODELS)
@@ -50,20 +29,6 @@ def model(request):
     CURRENT["model"] = request.param
     yield request.param
     CURRENT["model"] = RUNNER_MODELS[0]
-
-
-def new_run(api, **kwargs):
-    params = {
-        "model": CURRENT["model"],
-        "max_tokens": 1024,
-        "messages": [{"role": "user", "content": "Help me."}],
-        "tools": ECHO_TOOLS,
-        "tool_choice": {"type": "auto"},
-        "handlers": HANDLERS,
-        "meta": {"slug": "test-run", "title": "Test run"},
-        **kwargs,
-    }
-    return runner.Run.new(api.client() if api is not None else None, **params)
 
 
 def assert_contract_clean(api, run):

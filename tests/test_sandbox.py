@@ -13,6 +13,8 @@ from studyapp.agentloop import catalogue
 from studyapp.sandbox.library import library
 from studyapp.sandbox.models import PredictAnswer, UploadedRun
 
+from .transcripts import MESSAGE
+
 pytestmark = pytest.mark.django_db
 
 TRANSCRIPTS = Path(__file__).resolve().parent.parent / "content" / "transcripts"
@@ -197,20 +199,6 @@ def test_predict_keeps_the_first_answer(client):
 
 
 # --- uploads -------------------------------------------------------------------------------
-
-MESSAGE = {
-    "id": "msg_01XYZ",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [
-        {"type": "text", "text": "<script>alert('x')</script> Checking."},
-        {"type": "tool_use", "id": "toolu_01A", "name": "lookup_order", "input": {"id": "1"}},
-    ],
-    "stop_reason": "tool_use",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 50, "output_tokens": 20},
-}
 
 
 def upload(client, text=None, file=None, title=""):

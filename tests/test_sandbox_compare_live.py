@@ -5,7 +5,7 @@ import pytest
 from studyapp.sandbox.models import LiveRun
 
 from .fakes import reply, text, tool_use
-from .test_live import create
+from .live_runs import create
 
 pytestmark = pytest.mark.django_db
 

@@ -25,8 +25,7 @@ from django.test.utils import CaptureQueriesContext
 from quizzes import schema
 from quizzes.models import Attempt
 
-from .factories import make_question
-from .test_notes import note_text
+from .factories import make_question, note_text
 
 ROOT = Path(__file__).resolve().parent.parent
 

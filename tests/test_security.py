@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from tests.test_access_matrix import MATRIX, PRESENT
+from tests.access import MATRIX, PRESENT, client_as
 
 pytestmark = pytest.mark.django_db
 
@@ -63,8 +63,7 @@ class Scripts(HTMLParser):
 
 @pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].get["learner"] == 200])
 def test_every_page_sends_the_policy_and_needs_no_inline_script(world, name):
-    client = Client()
-    client.force_login(world.users["learner"])
+    client = client_as(Client(), world, "learner")
     response = client.get(MATRIX[name].url(name, world))
     assert response.status_code == 200
     assert directives(response["Content-Security-Policy"])["script-src"] == ["'self'"]

@@ -4,7 +4,7 @@ access matrix, so a new view is covered as soon as it has its row."""
 import pytest
 from django.test import Client
 
-from tests.test_access_matrix import MATRIX, PRESENT
+from tests.access import MATRIX, PRESENT, client_as
 
 pytestmark = pytest.mark.django_db
 
@@ -16,9 +16,7 @@ def world(shared_world):
 
 
 def owner_client(world, *, enforce: bool) -> Client:
-    client = Client(enforce_csrf_checks=enforce)
-    client.force_login(world.users["learner"])
-    return client
+    return client_as(Client(enforce_csrf_checks=enforce), world, "learner")
 
 
 @pytest.mark.parametrize("name", PRESENT)

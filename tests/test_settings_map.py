@@ -4,6 +4,8 @@ import ast
 from collections import Counter
 from pathlib import Path
 
+from tests.sources import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ["core", "quizzes", "progress", "authoring", "studyapp"]
 
@@ -32,7 +34,7 @@ def test_no_module_reads_a_setting_with_a_hidden_default():
     hidden = []
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in nodes(path):
                 if (
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Name)

@@ -12,6 +12,21 @@ LOOKUP = {
 }
 WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}
 
+#: One Messages API response to upload: a hostile text block and a tool call.
+MESSAGE = {
+    "id": "msg_01XYZ",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-5",
+    "content": [
+        {"type": "text", "text": "<script>alert('x')</script> Checking."},
+        {"type": "tool_use", "id": "toolu_01A", "name": "lookup_order", "input": {"id": "1"}},
+    ],
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 50, "output_tokens": 20},
+}
+
 
 def response(n, stop_reason, *blocks, input_tokens=400, output_tokens=60, **extra):
     return {

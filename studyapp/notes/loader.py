@@ -20,7 +20,7 @@ from core import i18n
 from core.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
-from .structure import note_hash
+from .structure import note_hash, safe_load
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def parse_note(path: Path) -> Note:
     if not m:
         raise NoteError(f"{path}: no front matter between --- lines")
     try:
-        meta = yaml.safe_load(m[1]) or {}
+        meta = safe_load(m[1]) or {}
     except yaml.YAMLError as e:
         raise NoteError(f"{path}: front matter is not valid YAML: {e}") from e
     missing = [k for k in REQUIRED if k not in meta]
@@ -335,7 +335,7 @@ def _read_glossary(path: Path) -> list[dict]:
     cached = _glossary_cache.get(str(path))
     if cached and cached[0] == mtime:
         return cached[1]  # type: ignore[return-value]
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = safe_load(path.read_text(encoding="utf-8")) or {}
     terms = [t for t in data.get("terms", []) if isinstance(t, dict) and t.get("term")]
     _glossary_cache[str(path)] = (mtime, terms)  # type: ignore[assignment]
     return terms

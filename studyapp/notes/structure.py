@@ -17,6 +17,16 @@ from pathlib import Path
 
 import yaml
 
+#: yaml.safe_load's loader with libyaml's C parser when it is installed (PyYAML's wheels ship
+#: it): the same safe constructors, about ten times faster on the content files.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def safe_load(text: str):
+    """yaml.safe_load, with the C parser where there is one."""
+    return yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
+
+
 FRONT_MATTER_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
 FENCE_RE = re.compile(r"^\s*(```+|~~~+)")
 HEADING_RE = re.compile(r"^#{1,6}\s.*?\{#([A-Za-z0-9_-]+)\}\s*$")
@@ -46,7 +56,7 @@ def split(text: str) -> tuple[dict, str]:
     if not m:
         return {}, text
     try:
-        meta = yaml.safe_load(m[1]) or {}
+        meta = safe_load(m[1]) or {}
     except yaml.YAMLError:
         meta = {}
     return (meta if isinstance(meta, dict) else {}), text[m.end() :]

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from authoring.models import ProblemReport
 from tests.factories import make_question
 from tests.fakes import reply, text
-from tests.test_sandbox import MESSAGE
+from tests.transcripts import MESSAGE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
