@@ -16,8 +16,8 @@ import pytest
 from django.test import Client
 
 from studyapp.sandbox.library import library
+from tests.access import MATRIX, client_as
 from tests.english_text import visible_text
-from tests.test_access_matrix import MATRIX, client_as
 
 #: Words that make a sentence English: none of them is a Polish word (so not "to", "a", "i",
 #: "on", "no", "do", "nie") and none is an API name.
