@@ -105,6 +105,8 @@ def _body_html(question: Question, form_ctx: dict, *, practice: bool, words: str
         "show_meta": practice,
         "brief": {"scenario": scenario} if scenario else None,
         "rv": form_ctx.get("response"),  # from question.data alone (presentation.response_view)
+        # English words on another language's page (no current translation, or ?original=1)
+        "stem_lang": "en" if i18n.current() != i18n.DEFAULT and words != ":translated" else "",
     }
     # ``words``: which words the page shows (a translation, or English on ?original=1), so
     # the per-language fragment of one shows never stands in for the other.

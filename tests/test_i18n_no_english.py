@@ -242,3 +242,17 @@ def test_a_review_reason_compares_in_english_and_reads_in_polish():
             "ujemny wskaźnik dyskryminacji (-10 %); "
             "współczynnik łatwości powyżej 90 % (95 %): za łatwe"
         )
+
+
+@pytest.mark.django_db
+def test_an_untranslated_stem_is_marked_as_english(client, one_of_each):
+    """A question with no translation keeps its English words, and says so to screen readers."""
+    client.get("/")
+    client.post("/practice/", {"which": "all", "count": 20})
+    from quizzes.models import Attempt
+
+    attempt = Attempt.objects.latest("pk")  # this visitor's, just started
+    polish = client.get(f"/pl/practice/{attempt.pk}/1/").content.decode()
+    english = client.get(f"/practice/{attempt.pk}/1/").content.decode()
+    assert '<div class="stem prose" lang="en">' in polish
+    assert '<div class="stem prose">' in english
