@@ -16,6 +16,7 @@ from django.forms import formset_factory
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from core.widgets import Select
 from quizzes import kinds, schema
 from quizzes.forms import SUBTOPIC_LABELS
 from studyapp.agentloop import bounded, catalogue
@@ -47,6 +48,7 @@ def today_field() -> forms.ChoiceField:
         choices=[("", _("None"))]
         + [(c.id, format_lazy("{}: {}", c.id, _(c.title))) for c in CHANGES.values()],
         required=False,
+        widget=Select,
         help_text=_(
             "Optional: after answering, the feedback says what today's models do about this "
             "rule; the question stays keyed to the exam's answer."
@@ -67,6 +69,7 @@ class QuestionForm(forms.Form):
         label=_("Subtopic"),
         choices=[("", _("Choose…"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
+        widget=Select,
     )
     concept = forms.CharField(
         label=_("Concept"),
@@ -84,13 +87,14 @@ class QuestionForm(forms.Form):
         coerce=int,
         initial=2,
         required=False,
+        widget=Select,
     )
     notes = forms.CharField(
         label=_("Notes section"),
         max_length=120,
         required=False,
         help_text=_("The section of the notes that teaches it."),
-        widget=forms.Select(),
+        widget=Select(),
     )
     sources = forms.CharField(
         label=_("Sources"),
@@ -150,6 +154,7 @@ class OptionForm(forms.Form):
         required=False,
         choices=[("", _("Choose…"))]
         + [(a.code, _(a.label)) for a in catalogue.NEXT_ACTIONS.values()],
+        widget=Select,
     )
     tolerance = forms.CharField(
         label=_("Tolerance (±)"),
@@ -169,6 +174,7 @@ class OptionForm(forms.Form):
         label=_("Trap (for a wrong option)"),
         required=False,
         choices=[("", "—")] + [(f, f) for f in schema.FAMILIES],
+        widget=Select,
     )
 
     def is_blank(self) -> bool:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.middleware import HtmxDetails
 
 from core import i18n
+from core.widgets import Select
 from quizzes import importing
 from quizzes.formats import DEFAULT_FAMILY, FAMILIES_CHOICES, Defaults, FormatError
 from quizzes.schema import FAMILIES, KINDS, NOTES_RE, SUBTOPICS
@@ -34,11 +35,12 @@ class ImportForm(forms.Form):
     text = forms.CharField(
         required=False, label=_("…or paste the questions"), widget=forms.Textarea(attrs={"rows": 8})
     )
-    format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="auto")
+    format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="auto", widget=Select)
     default_subtopic = forms.ChoiceField(
         required=False,
         label=_("Default subtopic (required when the file has none)"),
         choices=[("", _("— none —"))] + [(s, s) for s in SUBTOPICS],
+        widget=Select,
         help_text=_(
             "For questions whose category or name names no subtopic. Required for a "
             "GIFT, XML or Aiken file that did not come from Loopcraft."
@@ -48,7 +50,7 @@ class ImportForm(forms.Form):
         required=False,
         label=_("Default notes link (required when the file has none)"),
         help_text=_("The notes section that teaches these questions."),
-        widget=forms.Select(choices=[]),
+        widget=Select(choices=[]),
     )
     default_source = forms.URLField(
         required=False,
@@ -60,6 +62,7 @@ class ImportForm(forms.Form):
         required=False,
         choices=[("", _("— leave unset —"))] + FAMILIES_CHOICES,
         initial="",
+        widget=Select,
         label=_("Trap family for every wrong answer"),
         help_text=_(
             "Usually left unset: set the trap of each wrong answer in the preview instead."

@@ -149,6 +149,9 @@ def main() -> None:
         redis, cache_url = start_redis(tmp)
         if keep and (tmp / "env.json").exists():
             env = {**json.loads((tmp / "env.json").read_text()), "CACHE_URL": cache_url}
+            # this run's PROFILE_* settings, not the ones saved with the database
+            env = {k: v for k, v in env.items() if not k.startswith("PROFILE_")}
+            env.update({k: v for k, v in os.environ.items() if k.startswith("PROFILE_")})
         else:
             env, _ = prepare(tmp, cache_url)
             (tmp / "env.json").write_text(json.dumps(env))

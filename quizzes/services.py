@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from core.owners import Owner
+from core.prepared import prepared
 
 from . import grading, kinds
 from .models import Attempt, Question, Response
@@ -299,7 +300,15 @@ def _lock_open(attempt_id: int, now) -> Attempt:
     A save and a submit both take this lock (``attempt_submit`` locks the same row), so a save
     either lands before the score is computed or is refused: never stored after submission.
     """
-    locked = Attempt.objects.select_for_update().get(pk=attempt_id)
+    # Compiled once per process (core/prepared.py); always run inside the caller's transaction.
+    query = prepared(
+        ("lock-attempt",),
+        lambda pk: Attempt.objects.select_for_update().filter(pk=pk),
+        pk=1_999_999_001,
+    )
+    locked = query.first(pk=attempt_id)
+    if locked is None:
+        raise Attempt.DoesNotExist(attempt_id)
     if locked.is_submitted:
         raise AttemptClosed(
             gettext("This attempt was already submitted; answers can no longer change.")

@@ -4,5 +4,11 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from studyapp.agentloop import sdk
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studyapp.settings")
 application = get_asgi_application()
+
+# A server imports the anthropic SDK now, at boot, rather than in a worker's first request that
+# reads a transcript (management commands and tests import it only when they need it).
+sdk.load()

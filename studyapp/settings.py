@@ -116,7 +116,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the header built once per policy (studyapp/security.py).
+    "studyapp.security.CSPMiddleware",
     "studyapp.ratelimit.RateLimitMiddleware",
     # Innermost: it sees the view's answer (anonymous reading pages, studyapp/pagecache.py).
     "studyapp.pagecache.PageCacheMiddleware",
@@ -287,6 +288,9 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": [NONE],
     }
 }
+
+# No report-only policy (django-csp reads it too; studyapp.security.CSPMiddleware keeps both).
+CONTENT_SECURITY_POLICY_REPORT_ONLY = None
 
 # --- Rate limits (studyapp/ratelimit.py) ----------------------------------------------------
 # N requests per S seconds per client (the signed-in user, else the address) on log-in,

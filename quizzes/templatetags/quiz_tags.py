@@ -2,15 +2,50 @@
 
 from __future__ import annotations
 
+import secrets
 from decimal import ROUND_HALF_UP, Decimal
 
 from django import template
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 
+from core.urlcache import reverse_ints
 from quizzes import words
 from quizzes.schema import FAMILIES
 
 register = template.Library()
+
+
+_ROW = "quizzes/kinds/_choice_row.html"
+_CHECKED = "lc" + secrets.token_hex(8) + "checked"
+_rows: dict[tuple, str] = {}
+
+
+@register.simple_tag
+def choice_rows(choices, input_type: str, name: str, disabled) -> SafeString:
+    """The option rows of a choice question's inputs (quizzes/kinds/_choice_row.html): each row
+    rendered once per process for its option's key and words, with a stand-in where this
+    learner's "checked" goes. What is kept is what the page shows every learner (the option's
+    words, never whether it is right)."""
+    rows = []
+    for c in choices:
+        key = (input_type, name, c["key"], c["html"], bool(disabled))
+        html = _rows.get(key)
+        if html is None:
+            if len(_rows) >= 16384:
+                _rows.clear()
+            context = {"c": c, "input_type": input_type, "name": name, "disabled": disabled}
+            html = _rows[key] = render_to_string(_ROW, {**context, "checked": _CHECKED}).strip()
+        rows.append(html.replace(_CHECKED, "checked" if c["checked"] else ""))
+    return mark_safe("\n    ".join(rows))  # noqa: S308 - our template, autoescaped
+
+
+@register.simple_tag
+def int_url(name: str, *args) -> str:
+    """``{% url %}`` for the quiz pages' URLs, whose arguments are whole numbers: reversed once
+    per process (core/urlcache.py)."""
+    return reverse_ints(name, *args)
 
 
 @register.filter

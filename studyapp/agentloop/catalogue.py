@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from anthropic.types import RefusalStopDetails, StopReason
-
+from . import sdk
 from .i18n import gettext_noop as _  # makemessages extracts _(...)
 
 DOC_STOP = "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons"
@@ -150,6 +148,12 @@ CANONICAL_ACTIONS = (
 )
 
 
+#: ``stop_details.category`` of a refusal, as the installed SDK types it
+#: (``anthropic.types.RefusalStopDetails``; tests/test_agentloop_sdk.py compares the two). Written
+#: here so that importing the catalogue does not import the SDK.
+REFUSAL_CATEGORIES = ("cyber", "bio", "frontier_llm", "reasoning_extraction", "general_harms")
+
+
 @dataclass(frozen=True)
 class StopReasonInfo:
     """What one stop_reason means and what the loop must do next."""
@@ -265,7 +269,7 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
             doc_url=DOC_REFUSAL,
             anchor="refusal",
             notes=(
-                # %(refusal_categories)s: NOTE_PARAMS, read from the SDK's own type.
+                # %(refusal_categories)s: NOTE_PARAMS (REFUSAL_CATEGORIES, the SDK's own type).
                 _(
                     "stop_details.category (anthropic.types.RefusalStopDetails) is one of "
                     "%(refusal_categories)s, or null when the refusal maps to no named category."
@@ -298,11 +302,7 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
 }
 
 #: The names a STOP_REASONS note holds as %(name)s (API values, never translated).
-NOTE_PARAMS = {
-    "refusal_categories": ", ".join(
-        typing.get_args(typing.get_args(RefusalStopDetails.model_fields["category"].annotation)[0])
-    )
-}
+NOTE_PARAMS = {"refusal_categories": ", ".join(REFUSAL_CATEGORIES)}
 
 
 def note_text(note: str) -> str:
@@ -311,8 +311,8 @@ def note_text(note: str) -> str:
 
 
 def sdk_stop_reasons() -> tuple[str, ...]:
-    """The stop_reason values the installed anthropic SDK declares."""
-    return typing.get_args(StopReason)
+    """The stop_reason values the installed anthropic SDK declares (imports the SDK)."""
+    return sdk.stop_reasons()
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import Any
-
-import anthropic
+from typing import TYPE_CHECKING, Any
 
 from ..redact import redact
 from .limits import RunnerError
 from .results import StepError
+
+if TYPE_CHECKING:
+    import anthropic
 
 
 def api_key_configured() -> bool:
@@ -20,6 +21,8 @@ def api_key_configured() -> bool:
 def make_client(*, max_retries: int = 0, api_key: str | None = None) -> anthropic.Anthropic:
     """The SDK client, configured by ANTHROPIC_API_KEY (or ``api_key``: a visitor's own key) and
     ANTHROPIC_BASE_URL (tests patch this)."""
+    import anthropic  # here, not at the top: importing the SDK costs about 1.4 s (agentloop/sdk.py)
+
     if api_key:
         return anthropic.Anthropic(api_key=api_key, max_retries=max_retries)
     if not api_key_configured():
@@ -60,6 +63,8 @@ _ERROR_WORDS = {
 
 def describe_error(exc: anthropic.APIError, *, secret: str | None = None) -> StepError:
     """A plain-words StepError for an SDK exception (the API key is never part of it)."""
+    import anthropic
+
     if isinstance(exc, anthropic.APITimeoutError):
         kind, status, text = "timeout", None, "The API did not answer in time. Step again."
     elif isinstance(exc, anthropic.APIConnectionError):

@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import anthropic
-
 from .. import catalogue, contract, runner_checks
 from ..redact import redact
 from .client import _dump, describe_error
@@ -111,6 +109,8 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
         problem = self._preflight(request)
         if problem is not None:
             return self._record_error(StepError("invalid_request", problem, step=len(self.turns)))
+        import anthropic  # the SDK's errors; imported on first use (agentloop/sdk.py)
+
         left = self.guards.wall_clock_s - self.active_ms / 1000
         started = self.clock()
         try:

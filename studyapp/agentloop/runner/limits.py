@@ -6,10 +6,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from anthropic._constants import ANTHROPIC_API_VERSION
+from ..models import API_VERSION as API_VERSION
 
 STATE_FORMAT = "loopcraft.runstate/1"
-API_VERSION = ANTHROPIC_API_VERSION  # the anthropic-version header the installed SDK sends
+# API_VERSION: the anthropic-version header the installed SDK sends, written down in models.py
+# (so that importing the runner does not import the SDK); tests/test_agentloop_sdk.py compares
+# it with the SDK's own constant.
 
 # Hard server-side caps: a caller can choose lower limits, never higher ones.
 TURN_CAP = 40

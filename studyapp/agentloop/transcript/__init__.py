@@ -21,8 +21,13 @@ https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls.
 
 One module per concern: limits, errors, blocks, model, parsing, replay, rawlog. Every name
 the single module had is re-exported here, so ``from studyapp.agentloop.transcript import X``
-keeps working."""
+keeps working. The names that depend on the SDK's types (``BLOCK_MODELS``,
+``SDK_STOP_REASONS``, ``REQUEST_BLOCK_TYPES``, ``_MIN_FIELDS``) are read on first use, so that
+importing this package does not import the SDK."""
 
+from typing import TYPE_CHECKING, Any
+
+from . import limits
 from .blocks import (  # noqa: F401
     Block,
     _block_type,
@@ -48,29 +53,28 @@ from .errors import (  # noqa: F401
 )
 from .limits import (  # noqa: F401
     _META,
-    _MIN_FIELDS,
     _SLUG_RE,
     _TOKEN_RE,
     _TURN_KEYS,
-    BLOCK_MODELS,
     CAP_ENDINGS,
     FORMAT,
     GUARD_ENDINGS,
     MAX_BYTES,
     MAX_DEPTH,
     MAX_TURNS,
-    REQUEST_BLOCK_TYPES,
     REQUEST_PARAMS,
-    SDK_STOP_REASONS,
     TOOL_RESULT_CONTENT_TYPES,
     _as_text,
     _loads,
-    _name,
     _reject_constant,
     _text_depth_ok,
     _too_big,
+    block_models,
     check_depth,
     loads_limited,
+    min_fields,
+    request_block_types,
+    sdk_stop_reasons,
 )
 from .model import (  # noqa: F401
     Divergence,
@@ -138,7 +142,6 @@ __all__ = [
     "_loads",
     "_loads_jsonl",
     "_loc_path",
-    "_name",
     "_next_messages",
     "_parse_response",
     "_parse_turn",
@@ -162,5 +165,19 @@ __all__ = [
     "parse_raw_log",
     "parse_transcript",
     "parse_upload",
+    "block_models",
+    "min_fields",
     "replay",
+    "request_block_types",
+    "sdk_stop_reasons",
 ]
+
+if TYPE_CHECKING:
+    from .limits import _MIN_FIELDS, BLOCK_MODELS, REQUEST_BLOCK_TYPES, SDK_STOP_REASONS
+
+
+def __getattr__(name: str) -> Any:
+    """The names read from the SDK on first use (see ``limits.__getattr__``)."""
+    if name in limits._LAZY:
+        return getattr(limits, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

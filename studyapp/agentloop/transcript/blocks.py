@@ -4,19 +4,22 @@ validation."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
-from anthropic.types import Message
 
+from .. import sdk
 from .errors import _condense, _err, _expect, _kind, _short, join_path
 from .limits import (
-    _MIN_FIELDS,
-    BLOCK_MODELS,
-    REQUEST_BLOCK_TYPES,
-    SDK_STOP_REASONS,
     TOOL_RESULT_CONTENT_TYPES,
+    block_models,
+    min_fields,
+    request_block_types,
+    sdk_stop_reasons,
 )
+
+if TYPE_CHECKING:
+    from anthropic.types import Message
 
 # --- blocks and messages ----------------------------------------------------------------------
 
@@ -37,7 +40,7 @@ class Block:
 
 
 def _check_min_fields(block: dict[str, Any], kind: str, path: str) -> None:
-    for name, want in _MIN_FIELDS.get(kind, {}).items():
+    for name, want in min_fields().get(kind, {}).items():
         if name not in block:
             raise _err(path, f"missing field '{name}'")
         _expect(block[name], want, join_path(path, name))
@@ -99,7 +102,7 @@ def _validate_message(message: Any, path: str, *, strict: bool, warnings: list[s
                 join_path(join_path(path, "content"), i),
                 strict=strict,
                 warnings=warnings,
-                allowed=REQUEST_BLOCK_TYPES,
+                allowed=request_block_types(),
             )
 
 
@@ -132,11 +135,12 @@ def _parse_response(
     _expect(content, list, join_path(path, "content"))
     blocks: list[Block] = []
     validated: list[Any] = []
+    models = block_models()
     all_known = True
     for i, raw in enumerate(content):
         where = join_path(join_path(path, "content"), i)
         kind = _block_type(raw, where)
-        model = BLOCK_MODELS.get(kind)
+        model = models.get(kind)
         if model is None:
             if strict:
                 raise _err(join_path(where, "type"), f"unknown block type '{kind}'")
@@ -162,19 +166,21 @@ def _parse_response(
     if stop_reason is not None and not isinstance(stop_reason, str):
         raise _err(join_path(path, "stop_reason"), f"must be a string, not {_kind(stop_reason)}")
     head = dict(data, content=[])
-    unknown_stop = isinstance(stop_reason, str) and stop_reason not in SDK_STOP_REASONS
+    known_stops = sdk_stop_reasons()
+    unknown_stop = isinstance(stop_reason, str) and stop_reason not in known_stops
     if unknown_stop:
         if strict:
             raise _err(
                 join_path(path, "stop_reason"),
                 f"unknown stop_reason {_short(stop_reason)} (expected one of "
-                + ", ".join(sorted(SDK_STOP_REASONS))
+                + ", ".join(sorted(known_stops))
                 + ")",
             )
         warnings.append(f"{join_path(path, 'stop_reason')}: unknown stop_reason '{stop_reason}'")
         head["stop_reason"] = None
+    message_type = sdk.message_type()
     try:
-        Message.model_validate(head)
+        message_type.model_validate(head)
     except pydantic.ValidationError as exc:
         problem = _condense(exc, path)
         if strict:
@@ -192,12 +198,12 @@ def _parse_response(
         return None, blocks
     if strict:
         try:
-            return Message.model_validate(data), blocks
+            return message_type.model_validate(data), blocks
         except pydantic.ValidationError as exc:  # pragma: no cover - blocks were checked above
             raise _condense(exc, path) from None
     if all_known and not unknown_stop:
         try:
-            return Message.model_validate(data), blocks
+            return message_type.model_validate(data), blocks
         except pydantic.ValidationError:  # pragma: no cover - both halves validated
             return None, blocks
     return None, blocks

@@ -3,15 +3,16 @@ within them."""
 
 from __future__ import annotations
 
+import functools
 import re
-import typing
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-import pydantic
-from anthropic.types import ContentBlock, StopReason
-
-from .. import bounded
+from .. import bounded, sdk
 from .errors import TranscriptError, _err, join_path
+
+if TYPE_CHECKING:
+    import pydantic
 
 FORMAT = "loopcraft.transcript/1"
 MAX_BYTES = 2 * 1024 * 1024  # uploads: checked before any JSON parsing
@@ -67,16 +68,9 @@ GUARD_ENDINGS = frozenset(
 #: The guards that are iteration caps.
 CAP_ENDINGS = frozenset({"turn_cap", "max_turns", "max_iterations", "iteration_cap"})
 
-#: Response block type -> the SDK model that validates it (from ``anthropic.types.ContentBlock``).
-BLOCK_MODELS: dict[str, type[pydantic.BaseModel]] = {
-    typing.get_args(cls.model_fields["type"].annotation)[0]: cls
-    for cls in typing.get_args(typing.get_args(ContentBlock)[0])
-}
-SDK_STOP_REASONS = frozenset(typing.get_args(StopReason))
-
 # The fields a block needs before this package can use it (render it, pair its ids). Uploads
 # keep a block that has these but does not match the installed SDK's type (a newer API field).
-_MIN_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+_BASE_MIN_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "text": {"text": str},
     "thinking": {"thinking": str, "signature": str},
     "redacted_thinking": {"data": str},
@@ -89,16 +83,64 @@ _MIN_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "search_result": {"source": str, "title": str, "content": list},
     "tool_reference": {},
 }
-for _name in BLOCK_MODELS:
-    if _name.endswith("_tool_result"):
-        _MIN_FIELDS[_name] = {"tool_use_id": str}
 
-#: Block types an application may send inside a message (request side).
-REQUEST_BLOCK_TYPES = frozenset(_MIN_FIELDS) - {"tool_reference"}
 #: Block types allowed inside a tool_result's content list.
 TOOL_RESULT_CONTENT_TYPES = frozenset(
     {"text", "image", "document", "search_result", "tool_reference"}
 )
+
+
+# What depends on the SDK's block types is computed on first use (importing the SDK costs about
+# 1.4 s; see agentloop/sdk.py). The module attributes of the same names stay available.
+def block_models() -> dict[str, type[pydantic.BaseModel]]:
+    """Response block type -> the SDK model that validates it (``anthropic.types.ContentBlock``)."""
+    return sdk.block_models()
+
+
+@functools.cache
+def sdk_stop_reasons() -> frozenset[str]:
+    """The stop_reason values the installed SDK declares."""
+    return frozenset(sdk.stop_reasons())
+
+
+@functools.cache
+def min_fields() -> dict[str, dict[str, type | tuple[type, ...]]]:
+    """Block type -> the fields it needs: the ones above, and ``tool_use_id`` for every server
+    tool's result type the SDK declares (``web_search_tool_result``, …)."""
+    fields = dict(_BASE_MIN_FIELDS)
+    for name in block_models():
+        if name.endswith("_tool_result"):
+            fields[name] = {"tool_use_id": str}
+    return fields
+
+
+@functools.cache
+def request_block_types() -> frozenset[str]:
+    """Block types an application may send inside a message (request side)."""
+    return frozenset(min_fields()) - {"tool_reference"}
+
+
+if TYPE_CHECKING:
+    BLOCK_MODELS: dict[str, type[pydantic.BaseModel]]
+    SDK_STOP_REASONS: frozenset[str]
+    _MIN_FIELDS: dict[str, dict[str, type | tuple[type, ...]]]
+    REQUEST_BLOCK_TYPES: frozenset[str]
+
+_LAZY: dict[str, Callable[[], object]] = {
+    "BLOCK_MODELS": block_models,
+    "SDK_STOP_REASONS": sdk_stop_reasons,
+    "_MIN_FIELDS": min_fields,
+    "REQUEST_BLOCK_TYPES": request_block_types,
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``BLOCK_MODELS``, ``SDK_STOP_REASONS``, ``_MIN_FIELDS``, ``REQUEST_BLOCK_TYPES``: read
+    from the SDK when first asked for."""
+    if name in _LAZY:
+        return _LAZY[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 

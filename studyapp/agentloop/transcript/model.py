@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
-
-from anthropic.types import Message
+from typing import TYPE_CHECKING, Any
 
 from .. import catalogue
 from .blocks import Block
 from .limits import FORMAT
+
+if TYPE_CHECKING:
+    from anthropic.types import Message
 
 # --- the model ---------------------------------------------------------------------------------
 

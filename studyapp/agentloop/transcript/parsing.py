@@ -13,9 +13,9 @@ from .limits import (
     _TURN_KEYS,
     FORMAT,
     MAX_TURNS,
-    REQUEST_BLOCK_TYPES,
     REQUEST_PARAMS,
     check_depth,
+    request_block_types,
 )
 from .model import Transcript, Turn
 from .replay import replay
@@ -112,7 +112,7 @@ def _parse_turn(raw: Any, i: int, *, strict: bool, warnings: list[str]) -> Turn:
             join_path(join_path(path, "tool_results"), k),
             strict=strict,
             warnings=warnings,
-            allowed=REQUEST_BLOCK_TYPES,
+            allowed=request_block_types(),
         )
     elapsed = raw.get("elapsed_ms")
     if elapsed is not None:

@@ -1,0 +1,95 @@
+"""The per-process shortcuts of the signed-in pages give what the slow paths gave: a URL reversed
+once (core/urlcache.py) is reverse()'s URL in every language, and the query compiled once
+(core/prepared.py) finds only the visitor's own response."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from core.urlcache import reverse_ints
+from quizzes.models import Attempt, Response
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "zh-hans"])
+def test_a_url_reversed_once_is_reverses_url_in_each_language(lang):
+    with translation.override(lang):
+        for name, args in [
+            ("quizzes:practice", ()),
+            ("quizzes:practice_question", (12, 3)),
+            ("quizzes:practice_done", (7,)),
+            ("quizzes:exam_question", (10002, 60)),
+            ("quizzes:exam_flag", (5, 1)),
+            ("quizzes:exam_summary", (987650001,)),
+        ]:
+            assert reverse_ints(name, *args) == reverse(name, args=args)
+            assert reverse_ints(name, *args) == reverse(name, args=args)  # the kept one
+
+
+def test_the_compiled_lookup_finds_only_the_visitors_own_response(
+    client, one_of_each, learner, other_learner
+):
+    client.force_login(learner)
+    client.post("/practice/", {"which": "all", "count": 5})
+    mine = Attempt.objects.latest("pk")
+    page = client.get(f"/practice/{mine.pk}/2/")
+    assert page.status_code == 200
+    stem = Response.objects.get(attempt=mine, position=2).question.stem_html
+    assert stem in page.text
+    other = Client()
+    other.force_login(other_learner)
+    assert other.get(f"/practice/{mine.pk}/2/").status_code == 404
+    assert Client().get(f"/practice/{mine.pk}/2/").status_code == 404  # anonymous
+    assert client.get(f"/practice/{mine.pk}/99/").status_code == 404
+    assert client.get(f"/practice/{mine.pk}/99999999999/").status_code == 404
+    assert client.get(f"/exam/{mine.pk}/q/2/").status_code == 404  # not an exam
+    client.post("/exam/", {"count": 5})
+    exam = Attempt.objects.latest("pk")
+    assert client.get(f"/exam/{exam.pk}/q/1/").status_code == 200
+    assert other.get(f"/exam/{exam.pk}/q/1/").status_code == 404
+
+
+def test_an_anonymous_visitors_attempt_is_found_by_their_token_only(client, one_of_each):
+    client.post("/practice/", {"which": "all", "count": 5})
+    mine = Attempt.objects.latest("pk")
+    assert mine.user is None and mine.owner_token
+    assert client.get(f"/practice/{mine.pk}/1/").status_code == 200
+    stranger = Client()
+    stranger.post("/practice/", {"which": "all", "count": 5})  # a token of their own
+    assert stranger.get(f"/practice/{mine.pk}/1/").status_code == 404
+
+
+def _directives(header: str) -> set[str]:
+    return {d.strip() for d in header.split(";")}
+
+
+def test_the_kept_policy_header_is_the_policy_and_follows_the_settings(client, settings):
+    from csp.utils import build_policy
+
+    first = client.get("/healthz")["Content-Security-Policy"]
+    assert _directives(first) == _directives(build_policy())
+    assert "script-src 'self'" in first and "frame-ancestors 'none'" in first
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'self'"]}}
+    assert client.get("/healthz")["Content-Security-Policy"] == "default-src 'self'"
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": {"img-src": ["'none'"]}}
+    ro = client.get("/healthz")["Content-Security-Policy-Report-Only"]
+    assert "img-src 'none'" in ro
+    assert _directives(ro) == _directives(build_policy(report_only=True))
+
+
+def test_a_view_that_asks_for_its_own_policy_still_gets_it(rf):
+    from csp.decorators import csp_update
+    from django.http import HttpResponse
+
+    from studyapp.security import CSPMiddleware
+
+    @csp_update({"img-src": ["https://example.org"]})
+    def view(request):
+        return HttpResponse("ok")
+
+    request = rf.get("/x/")
+    response = CSPMiddleware(view)(request)
+    assert "https://example.org" in response["Content-Security-Policy"]
+    assert "script-src 'self'" in response["Content-Security-Policy"]
