@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from django import forms
 from django.forms import formset_factory
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from core.widgets import Select
@@ -44,7 +45,8 @@ def today_field() -> forms.ChoiceField:
 
     return forms.ChoiceField(
         label=_("The exam vs today"),
-        choices=[("", _("None"))] + [(c.id, f"{c.id}: {c.title}") for c in CHANGES.values()],
+        choices=[("", _("None"))]
+        + [(c.id, format_lazy("{}: {}", c.id, _(c.title))) for c in CHANGES.values()],
         required=False,
         widget=Select,
         help_text=_(
@@ -58,16 +60,19 @@ class QuestionForm(forms.Form):
     """Every field optional here: the schema says what is missing, in the files' own words."""
 
     slug = forms.CharField(
+        label=_("Slug"),
         max_length=80,
         required=False,
         help_text=_("Lowercase letters, digits and single hyphens; it never changes once saved."),
     )
     subtopic = forms.ChoiceField(
-        choices=[("", "Choose…")] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
+        label=_("Subtopic"),
+        choices=[("", _("Choose…"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
         widget=Select,
     )
     concept = forms.CharField(
+        label=_("Concept"),
         max_length=80,
         required=False,
         help_text=_(
@@ -77,7 +82,8 @@ class QuestionForm(forms.Form):
         widget=forms.TextInput(attrs={"list": "concept-options", "autocomplete": "off"}),
     )
     difficulty = forms.TypedChoiceField(
-        choices=[(1, "1 — easy"), (2, "2 — medium"), (3, "3 — hard")],
+        label=_("Difficulty"),
+        choices=[(1, _("1 — easy")), (2, _("2 — medium")), (3, _("3 — hard"))],
         coerce=int,
         initial=2,
         required=False,
@@ -91,13 +97,19 @@ class QuestionForm(forms.Form):
         widget=Select(),
     )
     sources = forms.CharField(
+        label=_("Sources"),
         widget=_area(2),
         required=False,
         help_text=_("Public https:// URLs the key rests on, one per line."),
     )
-    stem = forms.CharField(widget=_area(6), required=False, help_text=_("Markdown."))
+    stem = forms.CharField(
+        label=_("Stem"), widget=_area(6), required=False, help_text=_("Markdown.")
+    )
     explanation = forms.CharField(
-        widget=_area(4), required=False, help_text=_("Markdown, shown after answering.")
+        label=_("Explanation"),
+        widget=_area(4),
+        required=False,
+        help_text=_("Markdown, shown after answering."),
     )
 
     def __init__(self, *args, kind: str, editing: bool = False, **kwargs):
@@ -135,12 +147,13 @@ class QuestionForm(forms.Form):
 class OptionForm(forms.Form):
     """One row: a choice, an ordering step, a matching pair or a next-action choice."""
 
-    text = forms.CharField(required=False, widget=_area(2))
+    text = forms.CharField(label=_("Text"), required=False, widget=_area(2))
     right = forms.CharField(label=_("Matches"), required=False, widget=_area(2))
     action = forms.ChoiceField(
         label=_("Action"),
         required=False,
-        choices=[("", "Choose…")] + [(a.code, a.label) for a in catalogue.NEXT_ACTIONS.values()],
+        choices=[("", _("Choose…"))]
+        + [(a.code, _(a.label)) for a in catalogue.NEXT_ACTIONS.values()],
         widget=Select,
     )
     tolerance = forms.CharField(
@@ -155,8 +168,8 @@ class OptionForm(forms.Form):
         max_length=20,
         help_text=_("0 to 100; blank means 100. One answer must be worth 100."),
     )
-    correct = forms.BooleanField(required=False)
-    why = forms.CharField(required=False, widget=_area(2), help_text=_("Markdown."))
+    correct = forms.BooleanField(label=_("Correct"), required=False)
+    why = forms.CharField(label=_("Why"), required=False, widget=_area(2), help_text=_("Markdown."))
     family = forms.ChoiceField(
         label=_("Trap (for a wrong option)"),
         required=False,
@@ -362,11 +375,12 @@ class ReportFilterForm(forms.Form):
 
 class QuestionFilterForm(forms.Form):
     subtopic = forms.ChoiceField(
+        label=_("Subtopic"),
         choices=[("", _("Any subtopic"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
     )
     kind = forms.ChoiceField(
-        choices=[("", _("Any kind"))] + list(KIND_LABELS.items()), required=False
+        label=_("Kind"), choices=[("", _("Any kind"))] + list(KIND_LABELS.items()), required=False
     )
     status = forms.ChoiceField(
         choices=[("", _("Any status")), ("published", _("Published")), ("draft", _("Draft"))],

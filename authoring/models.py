@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from core.owners import OwnedModel, OwnedQuerySet
 from quizzes.models import Question
@@ -25,9 +26,9 @@ class ProblemReportQuerySet(OwnedQuerySet):
 
 class ProblemReport(OwnedModel):
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        RESOLVED = "resolved", "Resolved"
-        DISMISSED = "dismissed", "Dismissed"
+        OPEN = "open", gettext_lazy("Open")
+        RESOLVED = "resolved", gettext_lazy("Resolved")
+        DISMISSED = "dismissed", gettext_lazy("Dismissed")
 
     MAX_TEXT = 1000
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from quizzes.models import Question
-from studyapp.notes.loader import NoteError, library
+from studyapp.notes.loader import NoteError, notes_in
 
 
 def anchor_choices() -> list[tuple[str, list[tuple[str, str]]]]:
     """Every section of every note as note-slug#anchor, grouped by note (for a <select>)."""
     try:
-        notes = library().notes().values()
+        notes = notes_in().values()  # the headings in the author's language, same anchors
     except NoteError:
         return []
     groups = []

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from quizzes import bank, importing, kinds
+from core import i18n
+from quizzes import bank, importing, kinds, translations
 from quizzes.models import Question
 from studyapp.agentloop import catalogue
 
@@ -176,10 +177,12 @@ def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Q
         if code != right
     ][:3]
     slug = _free_slug(f"step-{run_key}-{step}"[:70].strip("-"))
-    choices = [{"action": right, "correct": True, "why": catalogue.NEXT_ACTIONS[right].detail}]
+    with translation.override("en"):  # the bank's own language; the page's is added below
+        words = _draft_words(info, right, wrong, step, title)
+    choices = [{"action": right, "correct": True, "why": words["whys"][0]}]
     choices += [
-        {"action": code, "why": catalogue.NEXT_ACTIONS[code].detail, "family": "misread-contract"}
-        for code in wrong
+        {"action": code, "why": why, "family": "misread-contract"}
+        for code, why in zip(wrong, words["whys"][1:], strict=True)
     ]
     question = {
         "slug": slug,
@@ -190,9 +193,8 @@ def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Q
         "status": "draft",
         "notes": f"stop-reasons#{info.anchor}",
         "sources": [info.doc_url],
-        "stem": f"Step {step} of the recorded loop “{title}” returned this response. "
-        "What must the loop do next?",
-        "explanation": info.why,
+        "stem": words["stem"],
+        "explanation": words["explanation"],
         "response": response,
         "choices": choices,
     }
@@ -201,4 +203,29 @@ def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Q
         raise AuthoringError(
             gettext("This step cannot become a question: %(error)s") % {"error": problems[0]}
         )
-    return bank.save_question(parsed, origin=Question.Origin.BROWSER)
+    saved = bank.save_question(parsed, origin=Question.Origin.BROWSER)
+    lang = translation.get_language() or "en"
+    if lang in i18n.other_languages():  # the author reads the site in another language
+        local = _draft_words(info, right, wrong, step, title)
+        entry = {
+            "stem": local["stem"],
+            "explanation": local["explanation"],
+            "choices": [{"why": why} for why in local["whys"]],
+        }
+        question = Question.objects.prefetch_related("options").get(pk=saved.pk)
+        translations.upsert(question, lang, entry, importing.question_to_bank(question))
+    return saved
+
+
+def _draft_words(info, right: str, wrong: list[str], step: int, title: str) -> dict[str, Any]:
+    """A drafted question's words in the active language, from the catalogue's texts."""
+    actions = i18n.next_actions()
+    return {
+        "stem": gettext(
+            "Step %(step)s of the recorded loop “%(title)s” returned this response. What must "
+            "the loop do next?"
+        )
+        % {"step": step, "title": title},
+        "explanation": i18n.stop_reasons()[info.value].why,
+        "whys": [actions[code].detail for code in [right, *wrong]],
+    }

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET
 
 from quizzes import kinds, stats
@@ -21,16 +22,16 @@ SORTS = {
     "sd": lambda i: i.sd if i.sd is not None else -1,
     "discrimination": lambda i: i.discrimination if i.discrimination is not None else -999,
     "efficiency": lambda i: i.efficiency if i.efficiency is not None else -999,
-    "review": lambda i: (i.review == "", i.slug),
+    "review": lambda i: (not i.review, i.slug),
 }
 COLUMNS = [
-    ("slug", "Question"),
-    ("n", "Attempts"),
-    ("facility", "Facility"),
-    ("sd", "SD"),
-    ("discrimination", "Discrimination"),
-    ("efficiency", "Disc. efficiency"),
-    ("review", "Needs review"),
+    ("slug", gettext_lazy("Question")),
+    ("n", gettext_lazy("Attempts")),
+    ("facility", gettext_lazy("Facility")),
+    ("sd", pgettext_lazy("standard deviation, short", "SD")),
+    ("discrimination", gettext_lazy("Discrimination")),
+    ("efficiency", gettext_lazy("Disc. efficiency")),
+    ("review", gettext_lazy("Needs review")),
 ]
 
 

@@ -8,6 +8,8 @@ are plain links (cacheable, no cookie, no JavaScript), computed without a URL re
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -139,6 +141,7 @@ def _build() -> tuple[dict, dict, dict]:
                 "why": t(r.why),
                 "alternate_when": t(r.alternate_when),
                 "mistakes": tuple(t(m) for m in r.mistakes),
+                "notes": tuple(catalogue.note_text(t(n)) for n in r.notes),
             },
             local_action=actions[r.action],
         )
@@ -178,3 +181,32 @@ def stop_reasons() -> dict[str, catalogue.StopReasonInfo]:
 def tool_choice_modes() -> dict[str, catalogue.ToolChoiceMode]:
     """catalogue.TOOL_CHOICE_MODES with its texts in the active language."""
     return _local()[2]
+
+
+_FORK_TITLE = re.compile(r"^(?P<title>.*) \(fork at step (?P<step>\d+)\)$", re.S)
+
+
+def generated(text: str) -> str:
+    """A text the code wrote in English and stored with a run (a live scenario's title or
+    summary, an upload's default title, a fork's "(fork at step N)"), in the active language;
+    any other text (a title someone typed) as it is."""
+    if not isinstance(text, str) or not text:
+        return text
+    fork = _FORK_TITLE.match(text)
+    if fork:
+        return gettext("%(title)s (fork at step %(step)s)") % {
+            "title": generated(fork["title"]),
+            "step": fork["step"],
+        }
+    return gettext(text) if text in _generated_texts() else text
+
+
+@functools.cache
+def _generated_texts() -> frozenset[str]:
+    from studyapp.agentloop import demo
+    from studyapp.agentloop.transcript import rawlog
+
+    texts = {rawlog.UPLOADED_TITLE, rawlog.UPLOADED_SUMMARY}
+    for s in demo.SCENARIOS.values():
+        texts.update((s.title, s.summary))
+    return frozenset(texts)

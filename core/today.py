@@ -43,7 +43,7 @@ def change_context(change_id: str) -> dict[str, Any]:
         "id": change.id,
         "title": t(change.title),
         "exam": t(change.exam),
-        "today": t(change.today),
+        "today": today_text(change),
         "rows": change.rows(),
         "groups": grouped(change.id),
         "source": change.source,
@@ -51,6 +51,16 @@ def change_context(change_id: str) -> dict[str, Any]:
         "checked": change.checked,
         "notes_url": _notes_url(change.notes_anchor),
     }
+
+
+#: The names a CHANGES text may hold as %(name)s (API names: never translated).
+TEXT_PARAMS = {"beta": models.BINDING_BETA}
+
+
+def today_text(change: Any) -> str:
+    """A change's "today" words in the active language, its API names filled in."""
+    text = t(change.today)
+    return text % TEXT_PARAMS if "%(" in change.today else text
 
 
 def _notes_url(anchor: str) -> str:
@@ -112,7 +122,8 @@ def decision_rows(params: dict[str, Any], response: dict[str, Any]) -> list[dict
                 "title": t(change.title),
                 "exam": t(change.exam),
                 "this_model": model,
-                "this_text": models.per_model(change_id, model) or "rules unknown for this model",
+                "this_text": models.per_model(change_id, model)
+                or gettext("rules unknown for this model"),
                 "current": [
                     {"model": m, "text": models.per_model(change_id, m)} for m in MAIN_MODELS
                 ],

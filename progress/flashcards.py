@@ -3,7 +3,8 @@
 Three families, each written once in ``studyapp.agentloop.catalogue``: stop_reason → the next
 action, tool_choice shape → its effect, content block → who runs it. Each card is scheduled by
 the same FSRS ``ConceptCard`` rows as the question concepts, under the concept
-``flashcard-<id>``. No Django here.
+``flashcard-<id>``. The words are in the active language (the catalogue's texts through its
+translation hook), built once per language.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ import json
 from dataclasses import dataclass
 from functools import cache
 
+from django.utils.translation import get_language
+
 from studyapp.agentloop import catalogue
+from studyapp.agentloop.i18n import gettext, gettext_noop
 
 PREFIX = "flashcard-"
 
@@ -39,47 +43,80 @@ BLOCK_SUBTOPICS = {
 }
 
 FAMILY_TITLES = {
-    "stop-reasons": "stop_reason → next action",
-    "tool-choice": "tool_choice shape → effect",
-    "blocks": "content block → who runs it",
+    "stop-reasons": gettext_noop("stop_reason → next action"),
+    "tool-choice": gettext_noop("tool_choice shape → effect"),
+    "blocks": gettext_noop("content block → who runs it"),
 }
 
 
-@cache
+def family_titles() -> dict[str, str]:
+    """FAMILY_TITLES in the active language."""
+    return {k: gettext(v) for k, v in FAMILY_TITLES.items()}
+
+
+def _t(text: str) -> str:
+    return gettext(text) if text else text
+
+
 def all_cards() -> tuple[Flashcard, ...]:
+    """Every card, its words in the active language (built once per language)."""
+    return _cards(get_language() or "en")
+
+
+@cache
+def _cards(lang: str) -> tuple[Flashcard, ...]:
     cards: list[Flashcard] = []
     for value, info in catalogue.STOP_REASONS.items():
         action = info.next_action
-        back = f"{action.label}. {action.detail}"
+        back = gettext("%(action)s. %(detail)s") % {
+            "action": _t(action.label),
+            "detail": _t(action.detail),
+        }
         if info.alternate_action:
             other = catalogue.NEXT_ACTIONS[info.alternate_action]
-            back += f" When {info.alternate_when}: {other.label.lower()}."
+            label = _t(other.label)
+            back = gettext("%(back)s When %(when)s: %(action)s.") % {
+                "back": back,
+                "when": _t(info.alternate_when),
+                "action": label[:1].lower() + label[1:],
+            }
         cards.append(
             Flashcard(
                 id=f"stop-{value.replace('_', '-')}",
                 family="stop-reasons",
                 subtopic="stop-reasons",
-                front=f"The response says stop_reason: {value}. What does the loop do next?",
-                back=f"{back} Why: {info.why}",
+                front=gettext(
+                    "The response says stop_reason: %(value)s. What does the loop do next?"
+                )
+                % {"value": value},
+                back=gettext("%(back)s Why: %(why)s") % {"back": back, "why": _t(info.why)},
                 source=info.doc_url,
             )
         )
     for kind, mode in catalogue.TOOL_CHOICE_MODES.items():
+        means = _t(mode.disable_parallel_means)
         parallel = (
-            f"With disable_parallel_tool_use: true, {mode.disable_parallel_means}."
+            gettext("With disable_parallel_tool_use: true, %(means)s.") % {"means": means}
             if mode.accepts_disable_parallel
-            else f"disable_parallel_tool_use is {mode.disable_parallel_means}."
+            else gettext("disable_parallel_tool_use is %(means)s.") % {"means": means}
         )
         cards.append(
             Flashcard(
                 id=f"tool-choice-{kind}",
                 family="tool-choice",
                 subtopic="tool-choice",
-                front=f"tool_choice: {json.dumps(mode.example)}. What does it do?",
-                back=(
-                    f"{mode.meaning} {parallel} It is {mode.default_when}. With extended "
-                    f"thinking: {mode.with_extended_thinking}."
-                ),
+                front=gettext("tool_choice: %(json)s. What does it do?")
+                % {"json": json.dumps(mode.example)},
+                back=gettext(
+                    "%(meaning)s %(parallel)s It is %(default_when)s. With extended thinking: "
+                    "%(thinking)s."
+                )
+                % {
+                    "meaning": _t(mode.meaning),
+                    "parallel": parallel,
+                    "default_when": _t(mode.default_when),
+                    "thinking": _t(mode.with_extended_thinking),
+                },
                 source=catalogue.TOOL_CHOICE_SOURCES[0],
             )
         )
@@ -89,8 +126,12 @@ def all_cards() -> tuple[Flashcard, ...]:
                 id=f"block-{kind.replace('_', '-')}",
                 family="blocks",
                 subtopic=BLOCK_SUBTOPICS.get(kind, "tool-results"),
-                front=f"A {kind} block in a response: who runs it, and what does the loop do?",
-                back=f"Run by: {block.runs_it}. The loop: {block.loop_does}",
+                front=gettext(
+                    "A %(type)s block in a response: who runs it, and what does the loop do?"
+                )
+                % {"type": kind},
+                back=gettext("Run by: %(who)s. The loop: %(does)s")
+                % {"who": _t(block.runs_it), "does": _t(block.loop_does)},
                 source=catalogue.DOC_HANDLE,
             )
         )

@@ -39,7 +39,7 @@ def _review_page(request, form, status=200):
         "due": due,
         "cards_due": len(cards_due),
         "cards_new": cards_new,
-        "card_families": flashcards.FAMILY_TITLES.values(),
+        "card_families": flashcards.family_titles().values(),
         "upcoming": [{"card": c, "when": rules.relative_day(c.due, now)} for c in upcoming[:10]],
         "upcoming_total": len(upcoming),
         "batch": services.REVIEW_BATCH,
@@ -131,7 +131,7 @@ def flashcard_review(request):
         "left": len(due),
         "new": new,
         "ratings": RATINGS,
-        "family_titles": flashcards.FAMILY_TITLES,
+        "family_titles": flashcards.family_titles(),
     }
     return render(request, "progress/flashcards.html", ctx)
 

@@ -8,6 +8,7 @@ import secrets
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from core import i18n
 from core.owners import OwnedModel, OwnedQuerySet
@@ -36,12 +37,12 @@ class Question(models.Model):
     """One version of a question; responses point at the exact version they answered."""
 
     class Status(models.TextChoices):
-        DRAFT = "draft"
-        PUBLISHED = "published"
+        DRAFT = "draft", pgettext_lazy("question status", "Draft")
+        PUBLISHED = "published", pgettext_lazy("question status", "Published")
 
     class Origin(models.TextChoices):
-        FILE = "file"
-        BROWSER = "browser"
+        FILE = "file", pgettext_lazy("question origin", "File")
+        BROWSER = "browser", pgettext_lazy("question origin", "Browser")
 
     slug = models.SlugField(max_length=80)
     version = models.PositiveIntegerField(default=1)
@@ -180,12 +181,12 @@ class AttemptQuerySet(OwnedQuerySet):
 
 class Attempt(OwnedModel):
     class Mode(models.TextChoices):
-        PRACTICE = "practice"
-        EXAM = "exam"
+        PRACTICE = "practice", gettext_lazy("Practice")
+        EXAM = "exam", gettext_lazy("Exam")
 
     class Format(models.TextChoices):
-        TOPIC = "topic", "Topic mock"
-        CCAF = "ccaf", "CCA-F format"
+        TOPIC = "topic", gettext_lazy("Topic mock")
+        CCAF = "ccaf", gettext_lazy("CCA-F format")
 
     mode = models.CharField(max_length=10, choices=Mode.choices)
     #: For exams: a topic quiz drawn by subtopic weight, or the CCA-F scenario format.

@@ -28,6 +28,8 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_noop
+
 from . import kinds
 
 FEW = 30
@@ -150,20 +152,56 @@ def _item(slug: str, xs: list[float], ys: list[float], max_mark: float = 1.0) ->
     return item
 
 
+class ReviewReason(str):
+    """Why a question needs review: equal to the English words (so it compares, sorts and caches
+    as text), shown in the reader's language (``str()`` translates each reason when read)."""
+
+    parts: tuple[tuple[str, dict[str, str]], ...]
+
+    def __new__(cls, parts=()):
+        parts = tuple(parts)
+        obj = super().__new__(cls, "; ".join(text % params for text, params in parts))
+        obj.parts = parts
+        return obj
+
+    def __str__(self) -> str:
+        from django.utils.translation import gettext
+
+        return "; ".join(gettext(text) % params for text, params in self.parts)
+
+    def __reduce__(self):
+        return (ReviewReason, (self.parts,))
+
+
 def review_reason(item: ItemStats) -> str:
     """Why a question needs review, or "" (nothing is flagged below MIN_FOR_FLAG attempts)."""
     if item.n < MIN_FOR_FLAG:
-        return ""
+        return ReviewReason()
     reasons = []
     if item.discrimination is not None and item.discrimination < 0:
-        reasons.append(f"negative discrimination ({item.discrimination:.0f} %)")
+        reasons.append(
+            (gettext_noop("negative discrimination (%(value)s %%)"), _pct(item.discrimination))
+        )
     if item.efficiency is not None and item.efficiency < LOW_EFFICIENCY:
-        reasons.append(f"discriminative efficiency below 15 % ({item.efficiency:.0f} %)")
+        reasons.append(
+            (
+                gettext_noop("discriminative efficiency below 15 %% (%(value)s %%)"),
+                _pct(item.efficiency),
+            )
+        )
     if item.facility > HIGH_FACILITY:
-        reasons.append(f"facility above 90 % ({item.facility:.0f} %): too easy")
+        reasons.append(
+            (gettext_noop("facility above 90 %% (%(value)s %%): too easy"), _pct(item.facility))
+        )
     if item.facility < LOW_FACILITY:
-        reasons.append(f"facility below 20 % ({item.facility:.0f} %): too hard")
-    return "; ".join(reasons)
+        reasons.append(
+            (gettext_noop("facility below 20 %% (%(value)s %%): too hard"), _pct(item.facility))
+        )
+    return ReviewReason(reasons)
+
+
+def _pct(value: float) -> dict[str, str]:
+    return {"value": f"{value:.0f}"}
 
 
 @dataclass

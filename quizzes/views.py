@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -123,6 +123,8 @@ def _body_html(question: Question, form_ctx: dict, *, practice: bool, words: str
         "show_meta": practice,
         "brief": {"scenario": scenario} if scenario else None,
         "rv": form_ctx.get("response"),  # from question.data alone (presentation.response_view)
+        # English words on another language's page (no current translation, or ?original=1)
+        "stem_lang": "en" if i18n.current() != i18n.DEFAULT and words != ":translated" else "",
     }
     # ``words``: which words the page shows (a translation, or English on ?original=1), so
     # the per-language fragment of one shows never stands in for the other.
@@ -143,7 +145,9 @@ def _nav_html(item: dict, position: int, oob: bool = False) -> str:
     question, and 60 entries through the template engine were a third of the page's time."""
     answered, flagged = bool(item["answered_at"]), bool(item["flagged"])
     classes = "nav-item" + (" is-answered" if answered else "") + (" is-flagged" if flagged else "")
-    state = (", answered" if answered else ", not answered") + (", flagged" if flagged else "")
+    state = (", " + (gettext("answered") if answered else gettext("not answered"))) + (
+        ", " + gettext("flagged") if flagged else ""
+    )
     n = item["position"]
     return (
         f'<li id="nav-q{n}"{OOB if oob else ""}><a href="{escape(item["url"])}" '
@@ -497,11 +501,11 @@ def exam_submit(request, pk: int):
 
 
 REVIEW_FILTERS = {
-    "all": "All",
-    "incorrect": "Incorrect",
-    "correct": "Correct",
-    "flagged": "Flagged",
-    "unanswered": "Unanswered",
+    "all": gettext_lazy("All"),
+    "incorrect": gettext_lazy("Incorrect"),
+    "correct": gettext_lazy("Correct"),
+    "flagged": gettext_lazy("Flagged"),
+    "unanswered": gettext_lazy("Unanswered"),
 }
 
 

@@ -184,7 +184,7 @@ def test_refusal_names_the_classifiers_and_the_sdks_categories():
     assert "safety reasons" not in info.meaning
     literal = typing.get_args(RefusalStopDetails.model_fields["category"].annotation)[0]
     for category in typing.get_args(literal):  # cyber, bio, frontier_llm, reasoning_extraction…
-        assert category in info.notes[0]
+        assert category in catalogue.note_text(info.notes[0])
 
 
 def test_forced_choice_with_thinking_does_not_promise_adaptive_support_everywhere():

@@ -188,3 +188,21 @@ def to_editor(parsed: dict) -> tuple[dict, list[dict]]:
         for o in parsed["options"]
     ]
     return {}, rows
+
+
+def with_words(options: list, words) -> list:
+    """Copies of ``options`` whose text is ``words(option)`` (escaped) where it gives one: the
+    kinds whose option texts come from a catalogue (next actions, True/False) show them in the
+    reader's language, whatever the stored English."""
+    import copy
+
+    from django.utils.html import escape
+
+    out = []
+    for o in options:
+        text = words(o)
+        if text:
+            o = copy.copy(o)
+            o.text_html = escape(text)
+        out.append(o)
+    return out

@@ -122,7 +122,16 @@ def shown_response(question) -> dict | None:  # noqa: F811 - this kind shows one
     return response_view(question.data.get("response") or {})
 
 
+def _in_language(options: list) -> list:
+    """The catalogue's label of each action in the reader's language (core.i18n)."""
+    from core import i18n
+
+    actions = i18n.next_actions()
+    return _choice.with_words(options, lambda o: actions[o.key].label if o.key in actions else "")
+
+
 def present(question, answer: dict, options: list, rng) -> dict:
+    options = _in_language(options)
     return _choice.present(
         question, answer, options, TEMPLATE, legend=LEGEND, response=shown_response(question)
     )
@@ -130,6 +139,7 @@ def present(question, answer: dict, options: list, rng) -> dict:
 
 def feedback(question, answer: dict, options: list) -> dict:
     right = catalogue.next_action(question.data["response"])
+    options = _in_language(options)
     return _choice.feedback(question, answer, options, FEEDBACK_TEMPLATE, right=right)
 
 

@@ -46,12 +46,22 @@ def shown_order(options: list, rng) -> list:
     return options
 
 
+#: The two option texts every true/false question stores, shown in the reader's language.
+WORDS = {"True": gettext_noop("True"), "False": gettext_noop("False")}
+
+
+def _in_language(options: list) -> list:
+    from django.utils.translation import gettext
+
+    return _choice.with_words(options, lambda o: gettext(WORDS[o.text]) if o.text in WORDS else "")
+
+
 def present(question, answer: dict, options: list, rng) -> dict:
-    return _choice.present(question, answer, options, TEMPLATE, legend=LEGEND)
+    return _choice.present(question, answer, _in_language(options), TEMPLATE, legend=LEGEND)
 
 
 def feedback(question, answer: dict, options: list) -> dict:
-    return _choice.feedback(question, answer, options, FEEDBACK_TEMPLATE)
+    return _choice.feedback(question, answer, _in_language(options), FEEDBACK_TEMPLATE)
 
 
 def right_answer(question, options: list) -> dict:

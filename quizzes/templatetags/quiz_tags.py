@@ -8,7 +8,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django import template
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from core.urlcache import reverse_ints
 from quizzes import words
@@ -111,3 +111,27 @@ def plain_text(html: str) -> str:
     from django.utils.html import strip_tags
 
     return html_lib.unescape(strip_tags(html or "")).strip()
+
+
+#: Stored codes shown to people (a question's status and origin, an attempt's mode, a report's
+#: status): the code stays in the database, the word is the reader's language.
+CODE_WORDS = {
+    "draft": pgettext_lazy("question status", "draft"),
+    "published": pgettext_lazy("question status", "published"),
+    "file": pgettext_lazy("question origin", "file"),
+    "browser": pgettext_lazy("question origin", "browser"),
+    "practice": pgettext_lazy("attempt mode", "practice"),
+    "exam": pgettext_lazy("attempt mode", "exam"),
+    "open": pgettext_lazy("report status", "open"),
+    "resolved": pgettext_lazy("report status", "resolved"),
+    "dismissed": pgettext_lazy("report status", "dismissed"),
+    "create": pgettext_lazy("import action", "create"),
+    "update": pgettext_lazy("import action", "update"),
+    "unchanged": pgettext_lazy("import action", "unchanged"),
+}
+
+
+@register.filter
+def code_word(code) -> str:
+    """``{{ q.status|code_word }}``: the stored code in words (unknown codes as they are)."""
+    return str(CODE_WORDS.get(str(code), code))

@@ -269,9 +269,11 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
             doc_url=DOC_REFUSAL,
             anchor="refusal",
             notes=(
-                "stop_details.category (anthropic.types.RefusalStopDetails) is one of "
-                + ", ".join(REFUSAL_CATEGORIES)
-                + ", or null when the refusal maps to no named category.",
+                # %(refusal_categories)s: NOTE_PARAMS (REFUSAL_CATEGORIES, the SDK's own type).
+                _(
+                    "stop_details.category (anthropic.types.RefusalStopDetails) is one of "
+                    "%(refusal_categories)s, or null when the refusal maps to no named category."
+                ),
             ),
         ),
         StopReasonInfo(
@@ -298,6 +300,14 @@ STOP_REASONS: dict[str, StopReasonInfo] = {
         ),
     ]
 }
+
+#: The names a STOP_REASONS note holds as %(name)s (API values, never translated).
+NOTE_PARAMS = {"refusal_categories": ", ".join(REFUSAL_CATEGORIES)}
+
+
+def note_text(note: str) -> str:
+    """A STOP_REASONS note (already translated) with its API names filled in."""
+    return note % NOTE_PARAMS if "%(" in note else note
 
 
 def sdk_stop_reasons() -> tuple[str, ...]:

@@ -260,10 +260,13 @@ CHANGES: dict[str, Change] = {
                 "Pass the latest turn's thinking blocks back unchanged; earlier ones may be "
                 "dropped."
             ),
-            "From Fable 5.1 on (and Opus 5.5, Sonnet 5.5, Haiku 5.5) a thinking block is bound to "
-            "the model and to everything before it: changing system, tools or earlier messages "
-            "is a 400 unless prefix_mismatch_behavior drop_block is set (beta "
-            f"{_models.BINDING_BETA}).",
+            # The beta's name is the catalogue's (models.BINDING_BETA), filled in where shown.
+            _(
+                "From Fable 5.1 on (and Opus 5.5, Sonnet 5.5, Haiku 5.5) a thinking block is "
+                "bound to the model and to everything before it: changing system, tools or "
+                "earlier messages is a 400 unless prefix_mismatch_behavior drop_block is set "
+                "(beta %(beta)s)."
+            ),
             _models.DOC_BOUND,
             _models.CONFIRMED,
             _binding,

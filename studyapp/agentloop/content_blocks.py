@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .i18n import gettext_noop
+
 
 @dataclass(frozen=True)
 class BlockInfo:
@@ -17,34 +19,47 @@ BLOCKS: dict[str, BlockInfo] = {
     for b in [
         BlockInfo(
             "text",
-            "nobody: it is Claude's words",
-            "Show or keep it; it never decides whether the loop continues (stop_reason does).",
+            gettext_noop("nobody: it is Claude's words"),
+            gettext_noop(
+                "Show or keep it; it never decides whether the loop continues (stop_reason does)."
+            ),
         ),
         BlockInfo(
             "tool_use",
-            "your application (a client tool, including Anthropic-schema bash and text editor)",
-            "Run it and answer with a tool_result carrying the same id in the next user message.",
+            gettext_noop(
+                "your application (a client tool, including Anthropic-schema bash and text editor)"
+            ),
+            gettext_noop(
+                "Run it and answer with a tool_result carrying the same id in the next user "
+                "message."
+            ),
         ),
         BlockInfo(
             "server_tool_use",
-            "Anthropic's servers (web search, web fetch, code execution)",
-            "Nothing to run and no tool_result to send; its result block comes from the API.",
+            gettext_noop("Anthropic's servers (web search, web fetch, code execution)"),
+            gettext_noop(
+                "Nothing to run and no tool_result to send; its result block comes from the API."
+            ),
         ),
         BlockInfo(
             "web_search_tool_result",
-            "Anthropic's servers produced it",
-            "Send it back unchanged in later requests; an error inside it is data, not an "
-            "exception.",
+            gettext_noop("Anthropic's servers produced it"),
+            gettext_noop(
+                "Send it back unchanged in later requests; an error inside it is data, not an "
+                "exception."
+            ),
         ),
         BlockInfo(
             "thinking",
-            "nobody: it is Claude's reasoning, with an opaque signature",
-            "Pass it back complete and unmodified with the tool_use of the same turn.",
+            gettext_noop("nobody: it is Claude's reasoning, with an opaque signature"),
+            gettext_noop(
+                "Pass it back complete and unmodified with the tool_use of the same turn."
+            ),
         ),
         BlockInfo(
             "redacted_thinking",
-            "nobody: encrypted reasoning",
-            "Pass its data back unchanged, like a thinking block.",
+            gettext_noop("nobody: encrypted reasoning"),
+            gettext_noop("Pass its data back unchanged, like a thinking block."),
         ),
     ]
 }

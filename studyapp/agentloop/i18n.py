@@ -11,7 +11,9 @@ in its own (``core.apps`` passes the framework's ``gettext`` to ``set_translator
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 
 def gettext_noop(s: str) -> str:
@@ -31,3 +33,29 @@ def set_translator(translate: Callable[[str], str]) -> None:
 def gettext(s: str) -> str:
     """``s`` in the active language once a translator is set; marked for makemessages too."""
     return _translate(s)
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A part of a sentence that is itself translated (a clause that depends on the case)."""
+
+    text: str
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    lower: bool = False  # starts in lower case (a label used inside a sentence)
+
+    def __str__(self) -> str:
+        words = render(self.text, self.params)
+        return words[:1].lower() + words[1:] if self.lower else words
+
+
+def render(text: str, params: Mapping[str, Any] | None = None) -> str:
+    """``text`` translated, with ``params`` filled in (``%(name)s``; a Phrase, or anything else
+    that is not plain data, is turned into its words in the active language first)."""
+    translated = gettext(text) if text else text
+    if not params:
+        return translated
+    values = {k: v if isinstance(v, (str, int, float)) else str(v) for k, v in params.items()}
+    try:
+        return translated % values
+    except (KeyError, ValueError, TypeError):  # a broken translation must not hide the text
+        return text % values

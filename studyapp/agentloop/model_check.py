@@ -7,9 +7,11 @@ entries of :mod:`.models`.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from .i18n import Phrase, gettext_noop, render
 from .models import (
     API_VERSION,
     CHECKED,
@@ -51,31 +53,86 @@ class Violation:
     rule: str  # a CHANGES id, or "model-unknown" / "model-deprecated"
     severity: str  # "error": the API returns an error | "warning": sent, but read this
     path: str  # where in the request
-    message: str  # plain words, naming the model and the rule
-    fix: str = ""  # what to do instead
-    api_error: str = ""  # the API's own text where a source records it
+    text: str  # plain words naming the model and the rule: a %-template marked for translation
+    fix_text: str = ""  # what to do instead (a template too)
+    api_error: str = ""  # the API's own text where a source records it (verbatim)
     source: str = ""
     label: str = ""
+    #: The names the texts hold (model ids, parameter names, values): never translated.
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
 
     @property
+    def message(self) -> str:
+        """The plain words in the active language (English where no translator is set)."""
+        return render(self.text, self.params)
+
+    @property
+    def fix(self) -> str:
+        return render(self.fix_text, self.params)
+
+    @property
     def sentence(self) -> str:
         """The message and what to do instead, as one text (for refusals and findings)."""
-        if not self.fix:
+        if not self.fix_text:
             return self.message
-        return f"{self.message} Instead: {self.fix[:1].lower()}{self.fix[1:]}"
+        fix = self.fix
+        return render(
+            gettext_noop("%(message)s Instead: %(fix)s"),
+            {"message": self.message, "fix": fix[:1].lower() + fix[1:]},
+        )
+
+    def __str__(self) -> str:
+        return self.sentence
 
 
 def _v(
-    m: ModelRules | None, model_id: str, rule: str, path: str, message: str, **kw: Any
+    m: ModelRules | None,
+    model_id: str,
+    rule: str,
+    path: str,
+    text: str,
+    params: Mapping[str, Any] | None = None,
+    **kw: Any,
 ) -> Violation:
     source = kw.pop("source", m.source if m else "")
     label = kw.pop("label", m.label_for(rule) if m else "")
     severity = kw.pop("severity", "error")
-    return Violation(model_id, rule, severity, path, message, source=source, label=label, **kw)
+    fix = kw.pop("fix", "")
+    return Violation(
+        model_id,
+        rule,
+        severity,
+        path,
+        text,
+        fix,
+        source=source,
+        label=label,
+        params={"model": model_id, **(params or {})},
+        **kw,
+    )
+
+
+NO_THINKING_SETTING = gettext_noop("no thinking setting")
+A_CURRENT_MODEL = gettext_noop("a current model")
+
+
+def _replacement(m: ModelRules) -> Any:
+    return m.replacement or Phrase(A_CURRENT_MODEL)
+
+
+@dataclass(frozen=True)
+class _Status:
+    """A model's status words on a day, read in the active language."""
+
+    model: ModelRules
+    day: dt.date | None
+
+    def __str__(self) -> str:
+        return self.model.status_text(self.day, translated=True)
 
 
 def _is_prefill(messages: Any) -> bool:
@@ -122,11 +179,16 @@ def check_request(
                 shown,
                 "model-unknown",
                 "model",
-                f"Rules unknown for this model: {shown} is not in the model catalogue (checked "
-                f"{CHECKED:%Y-%m-%d}), so forced tool_choice, thinking modes, prefill and "
-                "sampling could not be checked for it.",
+                gettext_noop(
+                    "Rules unknown for this model: %(model)s is not in the model catalogue "
+                    "(checked %(checked)s), so forced tool_choice, thinking modes, prefill and "
+                    "sampling could not be checked for it."
+                ),
+                {"checked": f"{CHECKED:%Y-%m-%d}"},
                 severity="warning",
-                fix="Pick a model from the catalogue, or check its documentation yourself.",
+                fix=gettext_noop(
+                    "Pick a model from the catalogue, or check its documentation yourself."
+                ),
             )
         ]
     status = m.status_on(day)
@@ -137,14 +199,16 @@ def check_request(
                 shown,
                 "model-retirement",
                 "model",
-                f"{shown} is {m.status_text(day, translated=False)}: requests to retired models "
-                "fail, so nothing was sent."
-                + (
-                    " Its deprecation announced this retirement date, which has passed."
-                    if m.status == "deprecated"
-                    else ""
+                gettext_noop(
+                    "%(model)s is %(status)s: requests to retired models fail, so nothing was "
+                    "sent. Its deprecation announced this retirement date, which has passed."
+                )
+                if m.status == "deprecated"
+                else gettext_noop(
+                    "%(model)s is %(status)s: requests to retired models fail, so nothing was sent."
                 ),
-                fix=f"use {m.replacement or 'a current model'}.",
+                {"status": _Status(m, day), "replacement": _replacement(m)},
+                fix=gettext_noop("use %(replacement)s."),
                 source=DOC_DEPRECATIONS,
                 label=CONFIRMED,
             )
@@ -157,9 +221,10 @@ def check_request(
                 shown,
                 "model-retirement",
                 "model",
-                f"{shown} is deprecated and retires on {m.retires:%Y-%m-%d}; it still works.",
+                gettext_noop("%(model)s is deprecated and retires on %(date)s; it still works."),
+                {"date": f"{m.retires:%Y-%m-%d}", "replacement": _replacement(m)},
                 severity="warning",
-                fix=f"Move to {m.replacement or 'a current model'} before then.",
+                fix=gettext_noop("Move to %(replacement)s before then."),
                 source=DOC_DEPRECATIONS,
                 label=CONFIRMED,
             )
@@ -172,17 +237,25 @@ def check_request(
     if _is_prefill(request.get("messages")) and (
         not m.prefill or (kind == "enabled" and not m.prefill_with_thinking)
     ):
-        why = "with thinking on" if m.prefill else "at all"
         out.append(
             _v(
                 m,
                 shown,
                 "prefill",
                 f"messages[{len(request['messages']) - 1}]",
-                f"{shown} rejects assistant prefill {why}: the request ends on an assistant "
-                "message.",
-                fix="End on a user message; shape the output with structured outputs "
-                "(output_config.format) or the prompt.",
+                gettext_noop(
+                    "%(model)s rejects assistant prefill with thinking on: the request ends on "
+                    "an assistant message."
+                )
+                if m.prefill
+                else gettext_noop(
+                    "%(model)s rejects assistant prefill at all: the request ends on an "
+                    "assistant message."
+                ),
+                fix=gettext_noop(
+                    "End on a user message; shape the output with structured outputs "
+                    "(output_config.format) or the prompt."
+                ),
                 api_error=TEXT_PREFILL if not m.prefill else "",
                 source=DOC_PREFILL,
             )
@@ -204,10 +277,15 @@ def _check_sampling(
                     shown,
                     "sampling",
                     p,
-                    f"{p} is not a request parameter under API version {api_version}: every "
-                    f"model, {shown} included, rejects temperature, top_p and top_k.",
-                    fix="Remove it (tests that need repeatable runs should script the API, not "
-                    "tune it).",
+                    gettext_noop(
+                        "%(param)s is not a request parameter under API version %(version)s: "
+                        "every model, %(model)s included, rejects temperature, top_p and top_k."
+                    ),
+                    {"param": p, "version": api_version},
+                    fix=gettext_noop(
+                        "Remove it (tests that need repeatable runs should script the API, not "
+                        "tune it)."
+                    ),
                     api_error=TEXT_SAMPLING_REMOVED.format(name=p),
                     source=DOC_VERSIONING,
                     label=CONFIRMED,
@@ -229,10 +307,17 @@ def _check_sampling(
                     shown,
                     "sampling",
                     p,
-                    f"{shown} rejects {p}"
-                    + (" at any value" if rule == SAMPLING_NONE else " at a non-default value")
-                    + f", even under API version {api_version}.",
-                    fix="Remove it.",
+                    gettext_noop(
+                        "%(model)s rejects %(param)s at any value, even under API version "
+                        "%(version)s."
+                    )
+                    if rule == SAMPLING_NONE
+                    else gettext_noop(
+                        "%(model)s rejects %(param)s at a non-default value, even under API "
+                        "version %(version)s."
+                    ),
+                    {"param": p, "version": api_version},
+                    fix=gettext_noop("Remove it."),
                     api_error=TEXT_SAMPLING_DEPRECATED.format(name=p),
                 )
             )
@@ -243,8 +328,8 @@ def _check_sampling(
                 shown,
                 "sampling",
                 "top_p",
-                f"{shown} accepts temperature or top_p, not both.",
-                fix="Send only one of them.",
+                gettext_noop("%(model)s accepts temperature or top_p, not both."),
+                fix=gettext_noop("Send only one of them."),
                 api_error=TEXT_SAMPLING_BOTH,
             )
         )
@@ -262,9 +347,12 @@ def _check_thinking(
                 shown,
                 "thinking-disabled",
                 "thinking.type",
-                f'Sources disagree on whether {shown} accepts thinking {{"type": "{kind}"}}.',
+                gettext_noop(
+                    'Sources disagree on whether %(model)s accepts thinking {"type": "%(kind)s"}.'
+                ),
+                {"kind": kind},
                 severity="warning",
-                fix="Omit thinking instead (it is off by default on this model).",
+                fix=gettext_noop("Omit thinking instead (it is off by default on this model)."),
                 label=THIRD_PARTY,
             )
         )
@@ -277,9 +365,12 @@ def _check_thinking(
                     shown,
                     "thinking-disabled",
                     "thinking.type",
-                    f'{shown} accepts thinking {{"type": "disabled"}} only at effort '
-                    f"{m.disabled_max_effort} or below, not at {_effort(request)}.",
-                    fix="Lower output_config.effort, or leave thinking on.",
+                    gettext_noop(
+                        '%(model)s accepts thinking {"type": "disabled"} only at effort '
+                        "%(effort)s or below, not at %(asked)s."
+                    ),
+                    {"effort": m.disabled_max_effort, "asked": _effort(request)},
+                    fix=gettext_noop("Lower output_config.effort, or leave thinking on."),
                 )
             )
         return
@@ -290,9 +381,13 @@ def _check_thinking(
                 shown,
                 "manual-thinking",
                 "thinking.type",
-                f'{shown} rejects manual thinking ({{"type": "enabled", "budget_tokens": N}}).',
-                fix='Use {"type": "adaptive"} (or omit thinking where it is on by default) and '
-                "control depth with output_config.effort.",
+                gettext_noop(
+                    '%(model)s rejects manual thinking ({"type": "enabled", "budget_tokens": N}).'
+                ),
+                fix=gettext_noop(
+                    'Use {"type": "adaptive"} (or omit thinking where it is on by default) and '
+                    "control depth with output_config.effort."
+                ),
                 api_error=TEXT_ENABLED,
             )
         )
@@ -304,20 +399,25 @@ def _check_thinking(
                 shown,
                 "thinking-disabled",
                 "thinking.type",
-                f'{shown} rejects thinking {{"type": "disabled"}}: thinking cannot be turned off '
-                "that way on this model.",
+                gettext_noop(
+                    '%(model)s rejects thinking {"type": "disabled"}: thinking cannot be turned '
+                    "off that way on this model."
+                ),
+                {"off": off or ""},
                 fix=(
-                    f"Send thinking {off} instead."
+                    gettext_noop("Send thinking %(off)s instead.")
                     if off
-                    else "Thinking cannot be turned off on this model; lower output_config.effort."
+                    else gettext_noop(
+                        "Thinking cannot be turned off on this model; lower output_config.effort."
+                    )
                 ),
                 api_error=TEXT_DISABLED,
             )
         )
     else:
         why = {
-            "between_tools": "only claude-sonnet-5-5 accepts between_tools",
-            "adaptive": "its only thinking mode is manual thinking (budget_tokens)",
+            "between_tools": gettext_noop("only claude-sonnet-5-5 accepts between_tools"),
+            "adaptive": gettext_noop("its only thinking mode is manual thinking (budget_tokens)"),
         }[kind]
         out.append(
             _v(
@@ -325,8 +425,13 @@ def _check_thinking(
                 shown,
                 "thinking-disabled" if kind == "between_tools" else "manual-thinking",
                 "thinking.type",
-                f'{shown} rejects thinking {{"type": "{kind}"}}: {why}.',
-                fix=f"Accepted here: {', '.join(m.thinking_modes) or 'no thinking setting'}.",
+                gettext_noop('%(model)s rejects thinking {"type": "%(kind)s"}: %(why)s.'),
+                {
+                    "kind": kind,
+                    "why": Phrase(why),
+                    "accepted": ", ".join(m.thinking_modes) or Phrase(NO_THINKING_SETTING),
+                },
+                fix=gettext_noop("Accepted here: %(accepted)s."),
                 source=DOC_THINK_TROUBLE,
             )
         )
@@ -345,10 +450,15 @@ def _check_forced(
                 shown,
                 "forced-tool-choice",
                 "tool_choice",
-                f'{shown} rejects forced tool_choice ({{"type": "{choice["type"]}"}}) with a 400 '
-                "error (the error text is not published).",
-                fix="Use auto with strict tools (or structured outputs), or pick a model that "
-                "accepts it, such as claude-haiku-5-5.",
+                gettext_noop(
+                    '%(model)s rejects forced tool_choice ({"type": "%(type)s"}) with a 400 '
+                    "error (the error text is not published)."
+                ),
+                {"type": choice["type"]},
+                fix=gettext_noop(
+                    "Use auto with strict tools (or structured outputs), or pick a model that "
+                    "accepts it, such as claude-haiku-5-5."
+                ),
                 source=DOC_THINK_TOOLS,
             )
         )
@@ -359,9 +469,9 @@ def _check_forced(
                 shown,
                 "forced-tool-choice",
                 "tool_choice",
-                f"Whether {shown} accepts forced tool_choice is not documented.",
+                gettext_noop("Whether %(model)s accepts forced tool_choice is not documented."),
                 severity="warning",
-                fix="Prefer auto with strict tools.",
+                fix=gettext_noop("Prefer auto with strict tools."),
             )
         )
     elif m.forced_tool_choice == FORCED_NOT_WITH_MANUAL and kind == "enabled":
@@ -371,9 +481,14 @@ def _check_forced(
                 shown,
                 "forced-tool-choice",
                 "tool_choice",
-                f'{shown} rejects forced tool_choice ({{"type": "{choice["type"]}"}}) together '
-                "with manual thinking (budget_tokens): only auto and none work with it.",
-                fix="Use auto and ask for the tool in the prompt, or leave thinking off.",
+                gettext_noop(
+                    '%(model)s rejects forced tool_choice ({"type": "%(type)s"}) together with '
+                    "manual thinking (budget_tokens): only auto and none work with it."
+                ),
+                {"type": choice["type"]},
+                fix=gettext_noop(
+                    "Use auto and ask for the tool in the prompt, or leave thinking off."
+                ),
                 source=DOC_THINK_TOOLS,
             )
         )

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from django.utils.html import escape
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
 from core import i18n
 from studyapp.agentloop import runner
@@ -203,8 +203,9 @@ class Diagram:
         return (
             f'<figure class="diagram-figure" id="figure-{self.slug}">'
             + self.svg()
-            + f"<figcaption>{escape(self.caption)}<details><summary>The diagram in words"
-            f"</summary><ul>{items}</ul></details></figcaption></figure>"
+            + f"<figcaption>{escape(self.caption)}<details><summary>"
+            + escape(gettext("The diagram in words"))
+            + f"</summary><ul>{items}</ul></details></figcaption></figure>"
         )
 
 
@@ -220,30 +221,45 @@ def _lower_first(text: str) -> str:
 # --- 1. the loop as a state machine -------------------------------------------------------------
 
 
+def _reason_words(r) -> str:
+    """One stop_reason of the state diagram, in words (the list under the figure)."""
+    line = (
+        gettext("%(value)s: call again. %(action)s.")
+        if r.continues
+        else gettext("%(value)s: leave the loop. %(action)s.")
+    ) % {"value": r.value, "action": r.next_action.label}
+    if not r.alternate_action:
+        return line
+    return gettext("%(line)s If %(when)s: %(action)s.") % {
+        "line": line,
+        "when": r.alternate_when,
+        "action": i18n.next_actions()[r.alternate_action].label,
+    }
+
+
 def state_machine() -> Diagram:
     reasons = list(i18n.stop_reasons().values())
     d = Diagram(
         "stop-reasons",
-        "What the loop does after each stop_reason",
-        "The application calls the Messages API and reads stop_reason. Two values (tool_use and "
-        "pause_turn) lead back to another call; the other five leave the loop. The list below "
-        "says the same in words.",
-        [
-            f"{r.value}: {'call again' if r.continues else 'leave the loop'}. "
-            f"{r.next_action.label}."
-            + (
-                f" If {r.alternate_when}: {i18n.next_actions()[r.alternate_action].label}."
-                if r.alternate_action
-                else ""
-            )
-            for r in reasons
-        ],
-        "One step of the loop. Teal cards send the turn back to the API (dashed line); grey "
-        "cards leave the loop.",
+        gettext("What the loop does after each stop_reason"),
+        gettext(
+            "The application calls the Messages API and reads stop_reason. Two values (tool_use "
+            "and pause_turn) lead back to another call; the other five leave the loop. The list "
+            "below says the same in words."
+        ),
+        [_reason_words(r) for r in reasons],
+        gettext(
+            "One step of the loop. Teal cards send the turn back to the API (dashed line); grey "
+            "cards leave the loop."
+        ),
     )
     top = d.box("call", 20, 10, 290, 44, "d-start")
     d.lines(
-        top, top.y + 4, ["Call the Messages API (full history, same tools)"], 13, anchor="middle"
+        top,
+        top.y + 4,
+        [gettext("Call the Messages API (full history, same tools)")],
+        13,
+        anchor="middle",
     )
     y = top.y + top.h + 22
     trunk_x, card_x, card_w, lane_x = 12, 30, 280, 334
@@ -252,8 +268,11 @@ def state_machine() -> Diagram:
         texts = [r.next_action.label]
         if r.alternate_action:
             texts.append(
-                f"If {r.alternate_when}: "
-                + _lower_first(i18n.next_actions()[r.alternate_action].label)
+                gettext("If %(when)s: %(action)s")
+                % {
+                    "when": r.alternate_when,
+                    "action": _lower_first(i18n.next_actions()[r.alternate_action].label),
+                }
             )
         n_lines = sum(len(wrap(t, card_w - 2 * PAD, 11.5)) for t in texts)
         h = 12 + 16 + n_lines * 15 + 4
@@ -288,7 +307,7 @@ def _sequence_panel(d: Diagram, key: str, y: float, heading: str, steps) -> floa
     y += 34
     for name, x in (("app", app_x), ("api", api_x)):
         b = d.box(f"{key}-{name}", x - 62, y, 124, 26, "d-start")
-        d.lines(b, y + 1, ["Your application" if name == "app" else "Messages API"], 12,
+        d.lines(b, y + 1, [gettext("Your application") if name == "app" else "Messages API"], 12,
                 anchor="middle")  # fmt: skip
     y += 26
     start = y
@@ -320,37 +339,41 @@ def round_trips() -> Diagram:
     pause = i18n.stop_reasons()["pause_turn"]
     d = Diagram(
         "round-trips",
-        "A tool_use round trip beside a pause_turn resend",
-        "Top: on tool_use the application runs the tool and answers with tool_result blocks in "
-        "a user message. Bottom: on pause_turn the server's own tool loop paused; the "
-        "application sends the assistant content back unchanged and runs nothing.",
+        gettext("A tool_use round trip beside a pause_turn resend"),
+        gettext(
+            "Top: on tool_use the application runs the tool and answers with tool_result blocks "
+            "in a user message. Bottom: on pause_turn the server's own tool loop paused; the "
+            "application sends the assistant content back unchanged and runs nothing."
+        ),
         [
             f"tool_use: {tool.next_action.detail}",
             f"pause_turn: {pause.next_action.detail}",
-            "Neither case adds a “please continue” user message.",
+            gettext("Neither case adds a “please continue” user message."),
         ],
-        "Who does the work between two calls: your code on tool_use, the server on pause_turn.",
+        gettext(
+            "Who does the work between two calls: your code on tool_use, the server on pause_turn."
+        ),
     )
     y = _sequence_panel(
-        d, "tu", 6, "tool_use: your code runs the tool",
+        d, "tu", 6, gettext("tool_use: your code runs the tool"),
         [
-            ("to-api", "messages + tools"),
-            ("to-app", "stop_reason tool_use, with a tool_use block (id toolu_1)"),
-            ("app-self", "Run the tool in your code"),
-            ("to-api", "assistant content as received, then a user message: "
-                       "tool_result for toolu_1"),
-            ("to-app", "stop_reason end_turn: the answer"),
+            ("to-api", gettext("messages + tools")),
+            ("to-app", gettext("stop_reason tool_use, with a tool_use block (id toolu_1)")),
+            ("app-self", gettext("Run the tool in your code")),
+            ("to-api", gettext("assistant content as received, then a user message: "
+                         "tool_result for toolu_1")),
+            ("to-app", gettext("stop_reason end_turn: the answer")),
         ],
     )  # fmt: skip
     y = _sequence_panel(
-        d, "pt", y, "pause_turn: the server's loop paused",
+        d, "pt", y, gettext("pause_turn: the server's loop paused"),
         [
-            ("to-api", "messages + a server tool (web search)"),
-            ("api-self", "Server runs its tool loop (default limit: 10 iterations)"),
-            ("to-app", "stop_reason pause_turn: the turn so far"),
-            ("to-api", "the paused assistant content sent back as is, same tools, "
-                       "no new user message"),
-            ("to-app", "stop_reason end_turn: the answer"),
+            ("to-api", gettext("messages + a server tool (web search)")),
+            ("api-self", gettext("Server runs its tool loop (default limit: 10 iterations)")),
+            ("to-app", gettext("stop_reason pause_turn: the turn so far")),
+            ("to-api", gettext("the paused assistant content sent back as is, same tools, "
+                         "no new user message")),
+            ("to-app", gettext("stop_reason end_turn: the answer")),
         ],
     )  # fmt: skip
     d.height = y
@@ -381,24 +404,32 @@ def _message(d: Diagram, key: str, y: float, role: str, blocks: list[tuple[str, 
 def parallel_results() -> Diagram:
     d = Diagram(
         "parallel-results",
-        "Parallel tool calls answered in one user message",
-        "An assistant message holds two tool_use blocks. The next user message holds both "
-        "tool_result blocks, each naming its tool_use_id, before any text.",
+        gettext("Parallel tool calls answered in one user message"),
+        gettext(
+            "An assistant message holds two tool_use blocks. The next user message holds both "
+            "tool_result blocks, each naming its tool_use_id, before any text."
+        ),
         [
-            "The assistant content is appended unchanged: the text and both tool_use blocks.",
-            "One user message answers the whole batch: one tool_result per tool_use, matched "
-            "by tool_use_id, results first.",
-            "Sending each result in its own user message is the mistake: "
-            + i18n.next_actions()["run_tools_separately"].detail,
+            gettext(
+                "The assistant content is appended unchanged: the text and both tool_use blocks."
+            ),
+            gettext(
+                "One user message answers the whole batch: one tool_result per tool_use, matched "
+                "by tool_use_id, results first."
+            ),
+            gettext("Sending each result in its own user message is the mistake: %(why)s")
+            % {"why": i18n.next_actions()["run_tools_separately"].detail},
         ],
-        "Results are paired with calls by id, not by position; all of them travel together.",
+        gettext(
+            "Results are paired with calls by id, not by position; all of them travel together."
+        ),
     )
     _, calls = _message(d, "assistant", 8, "assistant", [
         ("t", "text", "I'll look up both."),
         ("a", "tool_use", "id toolu_A  get_order"),
         ("b", "tool_use", "id toolu_B  get_customer"),
     ])  # fmt: skip
-    card, results = _message(d, "user", d.height + 18, "user (one message)", [
+    card, results = _message(d, "user", d.height + 18, gettext("user (one message)"), [
         ("a", "tool_result", "tool_use_id toolu_A"),
         ("b", "tool_result", "tool_use_id toolu_B"),
     ])  # fmt: skip
@@ -414,31 +445,42 @@ def parallel_results() -> Diagram:
 def thinking_carried() -> Diagram:
     d = Diagram(
         "thinking-carried",
-        "A thinking block carried through a tool loop",
-        "The first response holds a thinking block and a tool_use block. The second request "
-        "sends that assistant turn back complete and unmodified, thinking block first, followed "
-        "by the user message with the tool_result.",
+        gettext("A thinking block carried through a tool loop"),
+        gettext(
+            "The first response holds a thinking block and a tool_use block. The second request "
+            "sends that assistant turn back complete and unmodified, thinking block first, "
+            "followed by the user message with the tool_result."
+        ),
         [
-            "Response 1 (stop_reason tool_use): a thinking block with its signature, then the "
-            "tool_use block.",
-            "Request 2 repeats the history: the user's question, the assistant turn exactly as "
-            "received (thinking block included), then one user message with the tool_result.",
-            "Editing, reordering or dropping the thinking block of the turn in progress breaks "
-            "the request. Don't switch thinking on or off inside one tool loop either (2025 "
-            "docs: a 400; current docs: thinking is silently off for that request).",
+            gettext(
+                "Response 1 (stop_reason tool_use): a thinking block with its signature, then the "
+                "tool_use block."
+            ),
+            gettext(
+                "Request 2 repeats the history: the user's question, the assistant turn exactly "
+                "as received (thinking block included), then one user message with the "
+                "tool_result."
+            ),
+            gettext(
+                "Editing, reordering or dropping the thinking block of the turn in progress "
+                "breaks the request. Don't switch thinking on or off inside one tool loop either "
+                "(2025 docs: a 400; current docs: thinking is silently off for that request)."
+            ),
         ],
-        "The tool loop is one assistant turn: its thinking block travels with it, unchanged.",
+        gettext(
+            "The tool loop is one assistant turn: its thinking block travels with it, unchanged."
+        ),
     )
-    _, r1 = _message(d, "resp1", 8, "assistant (response 1)", [
-        ("th", "thinking", "thinking + signature"),
+    _, r1 = _message(d, "resp1", 8, gettext("assistant (response 1)"), [
+        ("th", "thinking", gettext("thinking + signature")),
         ("tu", "tool_use", "id toolu_1  lookup_order"),
     ])  # fmt: skip
     note = d.box("append", 10, d.height + 4, 300, 24, drawn=False)
-    d.lines(note, note.y - 2, ["append unchanged, then call again"], 11.5, cls="d-small",
+    d.lines(note, note.y - 2, [gettext("append unchanged, then call again")], 11.5, cls="d-small",
             anchor="middle")  # fmt: skip
     _, q = _message(d, "req2u", d.height + 6, "user", [("q", "text", "Where is order 1042?")])
-    _, r2 = _message(d, "req2a", d.height + 6, "assistant (sent back)", [
-        ("th", "thinking", "same block, byte for byte"),
+    _, r2 = _message(d, "req2a", d.height + 6, gettext("assistant (sent back)"), [
+        ("th", "thinking", gettext("same block, byte for byte")),
         ("tu", "tool_use", "id toolu_1  lookup_order"),
     ])  # fmt: skip
     _message(d, "req2r", d.height + 6, "user", [("tr", "tool_result", "tool_use_id toolu_1")])
@@ -459,26 +501,32 @@ GUARD_WORDS = {
 
 
 def guards_in_loop() -> Diagram:
-    names = [GUARD_WORDS[f] for f in runner.Guards.__dataclass_fields__]
-    before_call = [n for n in names if n != GUARD_WORDS["max_identical_calls"]]
+    names = [gettext(GUARD_WORDS[f]) for f in runner.Guards.__dataclass_fields__]
+    before_call = [n for n in names if n != gettext(GUARD_WORDS["max_identical_calls"])]
     continuing = [r.value for r in i18n.stop_reasons().values() if r.continues]
     leaving = [r.value for r in i18n.stop_reasons().values() if not r.continues]
     d = Diagram(
         "guards",
-        "Where the guards sit in the loop",
-        "Before each call the loop checks its limits; after a tool_use it checks for repeated "
-        "calls and asks a human before risky tools; a tripped guard stops the run and "
-        "escalates. stop_reason, not a guard, is the normal way out.",
+        gettext("Where the guards sit in the loop"),
+        gettext(
+            "Before each call the loop checks its limits; after a tool_use it checks for "
+            "repeated calls and asks a human before risky tools; a tripped guard stops the run "
+            "and escalates. stop_reason, not a guard, is the normal way out."
+        ),
         [
-            "Before every call: " + ", ".join(before_call) + ".",
-            "After tool_use, before running tools: repeated identical calls; a human approves "
-            "risky calls.",
-            "After pause_turn: a cap on continuations.",
-            "Normal exits: " + ", ".join(leaving) + ".",
-            "A tripped guard ends the run with a reason and hands over to a human; it is a "
-            "safety net, never the normal way to finish.",
+            gettext("Before every call: %(guards)s.") % {"guards": ", ".join(before_call)},
+            gettext(
+                "After tool_use, before running tools: repeated identical calls; a human "
+                "approves risky calls."
+            ),
+            gettext("After pause_turn: a cap on continuations."),
+            gettext("Normal exits: %(values)s.") % {"values": ", ".join(leaving)},
+            gettext(
+                "A tripped guard ends the run with a reason and hands over to a human; it is a "
+                "safety net, never the normal way to finish."
+            ),
         ],
-        "Guards bound the loop; stop_reason ends it.",
+        gettext("Guards bound the loop; stop_reason ends it."),
     )
     x, w = 20, 250
 
@@ -488,29 +536,37 @@ def guards_in_loop() -> Diagram:
         d.lines(b, y + 4, texts, size, anchor="middle")
         return b
 
-    g1 = step("g-before", 8, ["Guard: " + ", ".join(before_call)], "d-guard")
-    call = step("call", g1.y + g1.h + 20, ["Call the Messages API"], "d-start")
-    read = step("read", call.y + call.h + 20, ["Read stop_reason"], "d-exit")
-    tu = step("tool", read.y + read.h + 20, [f"{continuing[0]}: run the tools, one result message"],
-              "d-continue")  # fmt: skip
+    g1 = step(
+        "g-before",
+        8,
+        [gettext("Guard: %(guards)s") % {"guards": ", ".join(before_call)}],
+        "d-guard",
+    )
+    call = step("call", g1.y + g1.h + 20, [gettext("Call the Messages API")], "d-start")
+    read = step("read", call.y + call.h + 20, [gettext("Read stop_reason")], "d-exit")
+    run_text = gettext("%(value)s: run the tools, one result message") % {"value": continuing[0]}
+    tu = step("tool", read.y + read.h + 20, [run_text], "d-continue")
     g2 = step(
         "g-tools",
         tu.y + tu.h + 20,
-        ["Guard: repeated identical calls; human approval for risky tools"],
+        [gettext("Guard: repeated identical calls; human approval for risky tools")],
         "d-guard",
     )
     pt = step(
         "pause",
         g2.y + g2.h + 20,
-        [f"{continuing[1]}: send the turn back (guard: cap continuations)"],
+        [
+            gettext("%(value)s: send the turn back (guard: cap continuations)")
+            % {"value": continuing[1]}
+        ],
         "d-continue",
     )
-    out = step("exit", pt.y + pt.h + 20, ["Leave the loop: " + ", ".join(leaving)], "d-exit",
-               size=11)  # fmt: skip
+    leave_text = gettext("Leave the loop: %(values)s") % {"values": ", ".join(leaving)}
+    out = step("exit", pt.y + pt.h + 20, [leave_text], "d-exit", size=11)
     esc = step(
         "escalate",
         out.y + out.h + 20,
-        ["A guard tripped: stop, report why, hand over to a human"],
+        [gettext("A guard tripped: stop, report why, hand over to a human")],
         "d-bad",
     )
     cx = x + w / 2

@@ -13,6 +13,8 @@ from pathlib import Path
 import yaml
 from django.conf import settings
 from django.utils import translation
+from django.utils.html import escape
+from django.utils.translation import gettext, gettext_noop
 
 from core import i18n
 from core.rendering import render_inline, render_markdown
@@ -131,8 +133,9 @@ def _wrap_tables(html: str) -> str:
         nonlocal count
         count += 1
         return (
-            f'<div class="table-wrap" role="region" tabindex="0" aria-label="Table {count}">'
-            f"{m[0]}</div>"
+            '<div class="table-wrap" role="region" tabindex="0" aria-label="'
+            + escape(gettext("Table %(number)s") % {"number": count})
+            + f'">{m[0]}</div>'
         )
 
     return re.sub(r"<table>.*?</table>", wrap, html, flags=re.DOTALL)
@@ -140,12 +143,12 @@ def _wrap_tables(html: str) -> str:
 
 #: The six scenarios of the exam guide, plus "general" for a point that serves all of them.
 SCENARIOS = {
-    "customer-support": "Customer support resolution agent",
-    "code-generation": "Code generation with Claude Code",
-    "multi-agent-research": "Multi-agent research system",
-    "developer-productivity": "Developer productivity with Claude",
-    "ci-cd": "Claude Code for continuous integration",
-    "structured-extraction": "Structured data extraction",
+    "customer-support": gettext_noop("Customer support resolution agent"),
+    "code-generation": gettext_noop("Code generation with Claude Code"),
+    "multi-agent-research": gettext_noop("Multi-agent research system"),
+    "developer-productivity": gettext_noop("Developer productivity with Claude"),
+    "ci-cd": gettext_noop("Claude Code for continuous integration"),
+    "structured-extraction": gettext_noop("Structured data extraction"),
 }
 
 
@@ -192,7 +195,7 @@ def _exam_frame(path: Path, value) -> dict:
     return {
         "skills": [render_inline(GUIDE_SKILLS[k]) for k in skills],
         "how": render_inline(str(value.get("how", ""))) if value.get("how") else "",
-        "scenarios": [{"slug": s, "label": SCENARIOS[s]} for s in scenarios],
+        "scenarios": [{"slug": s, "label": gettext(SCENARIOS[s])} for s in scenarios],
         "traps": [{"family": t, "description": FAMILIES[t]} for t in traps],
     }
 

@@ -1,5 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from core.i18n import generated
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
@@ -133,7 +136,7 @@ class LiveForm(forms.Form):
         choices=[
             ("auto", "auto"),
             ("any", "any"),
-            ("tool", "tool (a named tool)"),
+            ("tool", _("tool (a named tool)")),
             ("none", "none"),
         ],
         initial="auto",
@@ -175,7 +178,7 @@ class LiveForm(forms.Form):
 
     def __init__(self, *args, scenarios=(), tool_names=(), default_model="", **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scenario"].choices = [(s.slug, s.title) for s in scenarios]
+        self.fields["scenario"].choices = [(s.slug, generated(s.title)) for s in scenarios]
         self.fields["tool_name"].choices = [("", "—")] + [(n, n) for n in tool_names]
         self.fields["model"].widget.choices = model_choices()
         self.fields["model"].widget.attrs.pop("maxlength", None)  # not an attribute of <select>
@@ -271,8 +274,17 @@ class OwnKeyForm(forms.Form):
         return key
 
 
-FORK_TOOL_CHOICES = [("", "unchanged"), ("auto", "auto"), ("any", "any"), ("none", "none")]
-FORK_THINKING = [("", "unchanged"), ("on", "on"), ("off", "off")]
+FORK_TOOL_CHOICES = [
+    ("", pgettext_lazy("fork setting", "unchanged")),
+    ("auto", "auto"),
+    ("any", "any"),
+    ("none", "none"),
+]
+FORK_THINKING = [
+    ("", pgettext_lazy("fork setting", "unchanged")),
+    ("on", pgettext_lazy("thinking", "on")),
+    ("off", pgettext_lazy("thinking", "off")),
+]
 
 
 def fork_limits(model: str) -> tuple[set[str], set[str], list[tuple[str, str]]]:

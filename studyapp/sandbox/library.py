@@ -11,8 +11,9 @@ from pathlib import Path
 
 import yaml
 from django.conf import settings
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
+from core.i18n import generated
 from studyapp.agentloop import contract
 from studyapp.agentloop.transcript import Transcript, TranscriptError, parse_transcript
 
@@ -96,12 +97,14 @@ class Run:
     def title(self) -> str:
         """The title in the active language, falling back to the English one."""
         prose = self._prose()
-        return (prose and prose.title) or self.transcript.title or "Untitled run"
+        return (
+            (prose and prose.title) or generated(self.transcript.title) or gettext("Untitled run")
+        )
 
     @property
     def summary(self) -> str:
         prose = self._prose()
-        return (prose and prose.summary) or self.transcript.summary or ""
+        return (prose and prose.summary) or generated(self.transcript.summary) or ""
 
     def _fallback(self, translated: str | None, english: str | None) -> str:
         """ "en" when a non-English page shows this field in English (for a lang attribute)."""

@@ -6,9 +6,11 @@ import datetime as dt
 import logging
 
 from django.conf import settings
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from studyapp.agentloop import demo, runner
 from studyapp.agentloop.transcript import parse_transcript
@@ -46,12 +48,13 @@ def tokens_today(payer: str, now: dt.datetime | None = None) -> int:
 
 
 def allowance_refusal(used: int, worst_case: int) -> str:
-    return (
-        f"Not sent: the next call could use up to {worst_case:,} tokens (its input so far plus "
-        f"max_tokens), and {used:,} of today's live-mode allowance of {daily_cap():,} tokens "
-        "are used. It resets at midnight UTC; bring your own API key to go on now, or read the "
-        "recorded library."
-    )
+    """Why a call is not sent on the server's key, in the page's language, numbers grouped."""
+    return gettext(
+        "Not sent: the next call could use up to %(worst)s tokens (its input so far plus "
+        "max_tokens), and %(used)s of today's live-mode allowance of %(cap)s tokens are used. "
+        "It resets at midnight UTC; bring your own API key to go on now, or read the recorded "
+        "library."
+    ) % {"worst": intcomma(worst_case), "used": intcomma(used), "cap": intcomma(daily_cap())}
 
 
 def reserve(payer: str, tokens: int, day: dt.date) -> str:

@@ -9,15 +9,17 @@ import secrets
 from collections import OrderedDict
 
 from django.contrib import messages
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import i18n, today
+from core.i18n import generated
 from core.owners import get_owner
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.runner import RunnerError
@@ -279,14 +281,15 @@ def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix:
     """The context chart and its table: rendered once per run and link form, then only the
     current step is marked (a long run's chart and table would otherwise cost every step)."""
     cache = run.rendered
-    key = ("usage", prefix, suffix)
+    key = ("usage", prefix, suffix, get_language())  # the numbers are written per language
     html = cache.get(key)
     if html is None:
         chart = context_chart(series, -1, lambda s: f"{prefix}{s}/{suffix}", _markers(run))
         rows = "".join(
             f'<tr data-step="{r["step"]}"><th scope="row">{r["step"] + 1}</th>'
-            f"<td>{int(r['context_tokens'])}</td><td>{int(r['output_tokens'])}</td>"
-            f"<td>{int(r['cache_read_input_tokens'])}</td></tr>"
+            f"<td>{intcomma(int(r['context_tokens']))}</td>"
+            f"<td>{intcomma(int(r['output_tokens']))}</td>"
+            f"<td>{intcomma(int(r['cache_read_input_tokens']))}</td></tr>"
             for r in series
         )
         html = cache[key] = (chart, rows)
@@ -559,10 +562,14 @@ def _pickable(request) -> tuple[list[tuple[str, str]], dict]:
     mine: dict = {
         f"u{u.pk}": u for u in UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at")
     }
-    choices += [(key, _("Your upload: %(title)s") % {"title": u.title}) for key, u in mine.items()]
+    choices += [
+        (key, _("Your upload: %(title)s") % {"title": generated(u.title)})
+        for key, u in mine.items()
+    ]
     lives = {f"live{r.pk}": r for r in LiveRun.objects.owned_by(owner).only("pk", "title")}
     choices += [
-        (key, _("Your live run: %(title)s") % {"title": r.title}) for key, r in lives.items()
+        (key, _("Your live run: %(title)s") % {"title": generated(r.title)})
+        for key, r in lives.items()
     ]
     return choices, {**mine, **lives}
 
@@ -581,9 +588,15 @@ def _live_runs(keys: list[str], mine: dict) -> dict[str, Run]:
         try:
             run = live_services.as_sandbox_run(live)
         except (RunnerError, ValueError) as e:
-            raise _NotPickable(f"“{live.title}” can't be read: {e}") from e
+            raise _NotPickable(
+                _("“%(title)s” can't be read: %(error)s")
+                % {"title": generated(live.title), "error": e}
+            ) from e
         if run is None:
-            raise _NotPickable(f"“{live.title}” has no response yet: step it once first.")
+            raise _NotPickable(
+                _("“%(title)s” has no response yet: step it once first.")
+                % {"title": generated(live.title)}
+            )
         runs[f"live{live.pk}"] = run
     return runs
 

@@ -42,12 +42,12 @@ def _form(data=None):
 def server_key_refusal(request) -> str:
     """Why this visitor may not spend the server's key ('' when they may)."""
     if not runner.api_key_configured():
-        return (
+        return _(
             "Live mode is off on this server (no ANTHROPIC_API_KEY): bring your own API key "
             "for this run."
         )
     if not request.user.is_authenticated:
-        return (
+        return _(
             "Only signed-in accounts may use this server's API key. Sign in, or bring your "
             "own API key for this run."
         )

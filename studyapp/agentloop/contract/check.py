@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import models as model_catalogue
+from ..i18n import gettext_noop
 from ..transcript import MAX_DEPTH, TranscriptError, check_depth
 from .findings import Finding, _finding
 from .history import _groups, _Msg, _read, _role, _touches
@@ -88,7 +89,11 @@ def _check(
         )
     if not isinstance(messages, list):
         findings.append(
-            _finding("message-shape", "messages", "messages must be a list of message objects.")
+            _finding(
+                "message-shape",
+                "messages",
+                gettext_noop("messages must be a list of message objects."),
+            )
         )
         return findings
     if cache is None:  # a standalone call on data that did not come through the parser
@@ -99,7 +104,8 @@ def _check(
                 _finding(
                     "message-shape",
                     "messages",
-                    f"The history is nested more than {MAX_DEPTH} levels deep.",
+                    gettext_noop("The history is nested more than %(depth)s levels deep."),
+                    {"depth": MAX_DEPTH},
                 )
             )
             return findings

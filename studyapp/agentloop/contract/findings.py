@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from .. import catalogue
+from .. import catalogue, i18n
 from .. import models as model_catalogue
+from ..i18n import gettext_noop as _  # makemessages extracts _(...) (see i18n.py)
+from ..i18n import render
 
 DOC_PARALLEL = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use"
 DOC_WEBSEARCH = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool"
@@ -29,202 +32,205 @@ RULES: dict[str, Rule] = {
     r.code: r
     for r in [
         # --- the API rejects these ----------------------------------------------------------
-        Rule("message-shape", ERROR, "Message history is not well formed", DOC_ERRORS),
+        Rule("message-shape", ERROR, _("Message history is not well formed"), DOC_ERRORS),
         Rule(
             "tool-result-missing",
             ERROR,
-            "A tool_use has no tool_result in the very next user message",
+            _("A tool_use has no tool_result in the very next user message"),
             catalogue.DOC_HANDLE,
         ),
         Rule(
             "tool-result-orphan",
             ERROR,
-            "A tool_result answers no tool_use of the previous assistant message",
+            _("A tool_result answers no tool_use of the previous assistant message"),
             catalogue.DOC_HANDLE,
         ),
         Rule(
             "tool-result-duplicate",
             ERROR,
-            "Two tool_result blocks answer the same tool_use",
+            _("Two tool_result blocks answer the same tool_use"),
             catalogue.DOC_HANDLE,
         ),
         Rule(
             "tool-result-not-first",
             ERROR,
-            "Text comes before the tool_result blocks",
+            _("Text comes before the tool_result blocks"),
             catalogue.DOC_HANDLE,
         ),
         Rule(
             "server-tool-result-pending",
             ERROR,
-            "A server tool call is still pending, but the user message adds other content",
+            _("A server tool call is still pending, but the user message adds other content"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "server-tool-not-provided",
             ERROR,
-            "Resuming a server tool call without that server tool in tools",
+            _("Resuming a server tool call without that server tool in tools"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "thinking-missing",
             ERROR,
-            "Thinking is missing from the assistant message of the tool loop",
+            _("Thinking is missing from the assistant message of the tool loop"),
             catalogue.DOC_THINK,
         ),
         Rule(
             "thinking-modified",
             ERROR,
-            "Thinking blocks were not passed back unchanged",
+            _("Thinking blocks were not passed back unchanged"),
             catalogue.DOC_THINK,
         ),
         Rule(
             "thinking-budget-invalid",
             ERROR,
-            "budget_tokens must be a whole number of at least 1,024",
+            _("budget_tokens must be a whole number of at least 1,024"),
             catalogue.DOC_THINK,
         ),
         Rule(
-            "tool-choice-invalid", ERROR, "tool_choice has an invalid shape", catalogue.DOC_DEFINE
+            "tool-choice-invalid",
+            ERROR,
+            _("tool_choice has an invalid shape"),
+            catalogue.DOC_DEFINE,
         ),
         Rule(
             "tool-choice-forced-with-thinking",
             ERROR,
-            "Forced tool_choice (any/tool) with budget-style extended thinking",
+            _("Forced tool_choice (any/tool) with budget-style extended thinking"),
             catalogue.DOC_DEFINE,
         ),
         # per model (models.check_request): the message names the model and the rule
         Rule(
             "model-retirement",
             ERROR,
-            "The model is retired (or past its retirement date)",
+            _("The model is retired (or past its retirement date)"),
             model_catalogue.DOC_DEPRECATIONS,
         ),
         Rule(
             "model-sampling",
             ERROR,
-            "The model rejects temperature / top_p / top_k under this API version",
+            _("The model rejects temperature / top_p / top_k under this API version"),
             model_catalogue.DOC_VERSIONING,
         ),
         Rule(
             "model-forced-tool-choice",
             ERROR,
-            "The model rejects forced tool_choice (any / tool)",
+            _("The model rejects forced tool_choice (any / tool)"),
             model_catalogue.DOC_THINK_TOOLS,
         ),
         Rule(
             "model-prefill",
             ERROR,
-            "The model rejects assistant prefill",
+            _("The model rejects assistant prefill"),
             model_catalogue.DOC_PREFILL,
         ),
         Rule(
             "model-manual-thinking",
             ERROR,
-            "The model rejects this thinking mode (budget_tokens / adaptive)",
+            _("The model rejects this thinking mode (budget_tokens / adaptive)"),
             model_catalogue.DOC_THINK_TROUBLE,
         ),
         Rule(
             "model-thinking-disabled",
             ERROR,
-            "The model does not turn thinking off this way",
+            _("The model does not turn thinking off this way"),
             model_catalogue.DOC_THINK_TROUBLE,
         ),
         Rule(
             "model-unknown",
             LINT,
-            "Rules unknown for this model",
+            _("Rules unknown for this model"),
             model_catalogue.DOC_DEPRECATIONS,
         ),
         Rule(
             "disable-parallel-top-level",
             ERROR,
-            "disable_parallel_tool_use belongs inside tool_choice",
+            _("disable_parallel_tool_use belongs inside tool_choice"),
             catalogue.DOC_DEFINE,
         ),
         # --- the API accepts these, the documentation calls them wrong -------------------------
         Rule(
             "thinking-toggled",
             LINT,
-            "Thinking switched on in the middle of a tool loop",
+            _("Thinking switched on in the middle of a tool loop"),
             model_catalogue.DOC_EXTENDED,
         ),
         Rule(
             "tool-results-split",
             LINT,
-            "Results of one parallel batch are split across user messages",
+            _("Results of one parallel batch are split across user messages"),
             DOC_PARALLEL,
         ),
         Rule(
             "pause-turn-continue-message",
             LINT,
-            "A paused turn was followed by an added user message",
+            _("A paused turn was followed by an added user message"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "pause-turn-not-resent",
             LINT,
-            "A paused turn was not sent back as it came",
+            _("A paused turn was not sent back as it came"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "truncated-tool-use-executed",
             LINT,
-            "A tool_use cut off by max_tokens was executed",
+            _("A tool_use cut off by max_tokens was executed"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "retry-without-more-tokens",
             LINT,
-            "A cut-off tool_use was retried without a larger max_tokens",
+            _("A cut-off tool_use was retried without a larger max_tokens"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "tool-error-not-flagged",
             LINT,
-            "A tool failure is returned as a success (no is_error)",
+            _("A tool failure is returned as a success (no is_error)"),
             catalogue.DOC_HANDLE,
         ),
         Rule(
             "loop-ignores-stop-reason",
             LINT,
-            "The loop ended (or went on) against stop_reason",
+            _("The loop ended (or went on) against stop_reason"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "max-tokens-as-done",
             LINT,
-            "The run ended on a max_tokens response as if it were complete",
+            _("The run ended on a max_tokens response as if it were complete"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "refusal-retried-unchanged",
             LINT,
-            "A refused request was sent again unchanged",
+            _("A refused request was sent again unchanged"),
             catalogue.DOC_REFUSAL,
         ),
         Rule(
             "cap-only-stop",
             LINT,
-            "The iteration cap ended a run that stop_reason had not ended",
+            _("The iteration cap ended a run that stop_reason had not ended"),
             DOC_AGENT_LOOP,
         ),
         Rule(
             "turn-after-stop",
             LINT,
-            "The run called the API again after a stop_reason that ends the loop",
+            _("The run called the API again after a stop_reason that ends the loop"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "replay-mismatch",
             LINT,
-            "What the turn logged as sent differs from the replay of the loop",
+            _("What the turn logged as sent differs from the replay of the loop"),
             catalogue.DOC_STOP,
         ),
         Rule(
             "unknown-stop-reason",
             LINT,
-            "A stop_reason the catalogue does not know",
+            _("A stop_reason the catalogue does not know"),
             catalogue.SDK_STOP_REASON,
         ),
     ]
@@ -233,19 +239,31 @@ RULES: dict[str, Rule] = {
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem, where it is and what the API (or the docs) say about it."""
+    """One problem, where it is and what the API (or the docs) say about it.
+
+    The words are kept as a message id and its parameters, not as a finished sentence: a
+    finding is computed once (and cached with the run) but read in the reader's language, so
+    ``message`` translates ``text`` when it is read (through ``i18n.gettext``, which the Django
+    side points at its own) and fills in ``params`` (paths, ids, names: never translated).
+    """
 
     rule: str  # a code of RULES
     severity: str  # "error" | "lint"
     step: int | None  # the turn whose request (or response) it is in; None for check()
     path: str  # JSON path, relative to that request: messages[4].content[0], tool_choice...
-    message: str  # plain words
-    api_error: str = ""  # the API's own error text, where the fact sheet records it
+    text: str  # plain words in English, a %-format template marked with gettext_noop
+    api_error: str = ""  # the API's own error text, where the fact sheet records it (verbatim)
     doc_url: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    @property
+    def message(self) -> str:
+        """The plain words in the active language (English where no translator is set)."""
+        return render(self.text, self.params)
 
     @property
     def title(self) -> str:
-        return RULES[self.rule].title
+        return i18n.gettext(RULES[self.rule].title)
 
     @property
     def is_error(self) -> bool:
@@ -264,7 +282,13 @@ class Finding:
 
 
 def _finding(
-    rule: str, path: str, message: str, *, api_error: str = "", severity: str | None = None
+    rule: str,
+    path: str,
+    text: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    api_error: str = "",
+    severity: str | None = None,
 ) -> Finding:
     info = RULES[rule]
     return Finding(
@@ -272,9 +296,10 @@ def _finding(
         severity=severity or info.severity,
         step=None,
         path=path,
-        message=message,
+        text=text,
         api_error=api_error,
         doc_url=info.doc_url,
+        params=dict(params or {}),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import gettext_noop
 from ..transcript import join_path
 from .findings import Finding, _finding
 
@@ -37,7 +38,10 @@ def _read(
             if report:
                 findings.append(
                     _finding(
-                        "message-shape", path, f"{path} must be an object with role and content."
+                        "message-shape",
+                        path,
+                        gettext_noop("%(path)s must be an object with role and content."),
+                        {"path": path},
                     )
                 )
             out.append(_Msg(i, None, []))
@@ -49,7 +53,8 @@ def _read(
                     _finding(
                         "message-shape",
                         join_path(path, "role"),
-                        f"{path}.role must be 'user' or 'assistant'.",
+                        gettext_noop("%(path)s.role must be 'user' or 'assistant'."),
+                        {"path": path},
                     )
                 )
             role = None
@@ -67,7 +72,8 @@ def _read(
                         _finding(
                             "message-shape",
                             where,
-                            f"{where} must be a content block object with a 'type'.",
+                            gettext_noop("%(path)s must be a content block object with a 'type'."),
+                            {"path": where},
                         )
                     )
         elif report:
@@ -75,7 +81,8 @@ def _read(
                 _finding(
                     "message-shape",
                     join_path(path, "content"),
-                    f"{path}.content must be a string or a list of content blocks.",
+                    gettext_noop("%(path)s.content must be a string or a list of content blocks."),
+                    {"path": path},
                 )
             )
         out.append(_Msg(i, role, blocks))

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import catalogue
 from .. import models as model_catalogue
+from ..i18n import gettext_noop
 from .findings import ERROR, LINT, RULES, Finding, _finding
 
 
@@ -31,13 +32,13 @@ def _check_model(
         code = v.rule if v.rule.startswith("model-") else f"model-{v.rule}"
         if code not in RULES:
             code = "model-manual-thinking"
-        text = v.sentence
         findings.append(
             replace(
                 _finding(
                     code,
                     v.path,
-                    text,
+                    "%(sentence)s",  # the model rule's own words, translated when read
+                    {"sentence": v},
                     api_error=v.api_error,
                     severity=ERROR if v.is_error else LINT,
                 ),
@@ -61,7 +62,7 @@ def _check_request(
             _finding(
                 "tool-choice-invalid",
                 "tool_choice.type",
-                "tool_choice.type must be one of auto, any, tool, none.",
+                gettext_noop("tool_choice.type must be one of auto, any, tool, none."),
             )
         )
     elif tool_choice is not None:
@@ -75,12 +76,15 @@ def _check_request(
                     _finding(
                         "tool-choice-forced-with-thinking",
                         "tool_choice",
-                        f'tool_choice {{"type": "{tool_choice["type"]}"}} forces a tool call, '
-                        "which extended thinking with budget_tokens does not support: only "
-                        '"auto" and "none" work with it. Use "auto" and ask for the tool in the '
-                        "prompt. (2026 docs: adaptive thinking accepts forced tool use on some "
-                        "models, skipping thinking, but Opus 5.5, Sonnet 5.5 and Fable/Mythos "
-                        "5.1+ reject forced tool use altogether.)",
+                        gettext_noop(
+                            'tool_choice {"type": "%(type)s"} forces a tool call, which extended '
+                            'thinking with budget_tokens does not support: only "auto" and "none" '
+                            'work with it. Use "auto" and ask for the tool in the prompt. (2026 '
+                            "docs: adaptive thinking accepts forced tool use on some models, "
+                            "skipping thinking, but Opus 5.5, Sonnet 5.5 and Fable/Mythos 5.1+ "
+                            "reject forced tool use altogether.)"
+                        ),
+                        {"type": tool_choice["type"]},
                     )
                 )
     if isinstance(params, dict) and "disable_parallel_tool_use" in params:
@@ -88,9 +92,11 @@ def _check_request(
             _finding(
                 "disable-parallel-top-level",
                 "disable_parallel_tool_use",
-                "disable_parallel_tool_use is not a top-level request parameter: put it inside "
-                'tool_choice, e.g. {"type": "auto", "disable_parallel_tool_use": true} '
-                '(never with {"type": "none"}).',
+                gettext_noop(
+                    "disable_parallel_tool_use is not a top-level request parameter: put it "
+                    'inside tool_choice, e.g. {"type": "auto", "disable_parallel_tool_use": true} '
+                    '(never with {"type": "none"}).'
+                ),
             )
         )
     if budget_thinking:
@@ -100,7 +106,10 @@ def _check_request(
                 _finding(
                     "thinking-budget-invalid",
                     "thinking.budget_tokens",
-                    "Extended thinking needs budget_tokens: a whole number of at least 1,024, "
-                    f"below max_tokens (got {json.dumps(budget)}).",
+                    gettext_noop(
+                        "Extended thinking needs budget_tokens: a whole number of at least 1,024, "
+                        "below max_tokens (got %(got)s)."
+                    ),
+                    {"got": json.dumps(budget)},
                 )
             )

@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import catalogue
 from .. import models as model_catalogue
+from ..i18n import Phrase, gettext_noop
 from ..transcript import CAP_ENDINGS, GUARD_ENDINGS, Transcript, Turn, normalize_messages
 from .check import _check
 from .findings import Finding, _finding
@@ -115,14 +116,29 @@ def _max_tokens(t: Transcript, index: int) -> int | None:
 def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
     turn_path = f"turns[{d.step}]"
     if d.kind == "unknown_stop_reason":
-        return [_finding("unknown-stop-reason", d.path, d.detail[0].upper() + d.detail[1:] + ".")]
+        value = d.detail.removeprefix("stop_reason ").split(" is not one", 1)[0]
+        return [
+            _finding(
+                "unknown-stop-reason",
+                d.path,
+                gettext_noop(
+                    "stop_reason %(value)s is not one the catalogue knows, so the replay cannot "
+                    "tell what the loop should do next."
+                ),
+                {"value": value},
+            )
+        ]
     if d.kind == "mismatch":
         return [
             _finding(
                 "replay-mismatch",
                 d.path,
-                f"At step {d.step + 1} the application sent something other than what the loop's "
-                f"rules give: the logged messages and the replay first differ at {d.path}.",
+                gettext_noop(
+                    "At step %(step)s the application sent something other than what the "
+                    "loop's rules give: the logged messages and the replay first differ at "
+                    "%(path)s."
+                ),
+                {"step": d.step + 1, "path": d.path},
             )
         ]
     if d.kind != "after_stop":
@@ -150,9 +166,12 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
             _finding(
                 "loop-ignores-stop-reason",
                 turn_path,
-                f"Step {prev.index + 1} ended with stop_reason end_turn, yet the loop called the "
-                "API again. end_turn means Claude has finished: leave the loop on stop_reason, "
-                "whatever the text says.",
+                gettext_noop(
+                    "Step %(step)s ended with stop_reason end_turn, yet the loop called the API "
+                    "again. end_turn means Claude has finished: leave the loop on stop_reason, "
+                    "whatever the text says."
+                ),
+                {"step": prev.index + 1},
             )
         ]
     if reason == "refusal":
@@ -161,10 +180,13 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
                 _finding(
                     "refusal-retried-unchanged",
                     turn_path,
-                    f"Step {prev.index + 1} was refused (stop_reason refusal, an HTTP 200, not an "
-                    f"error) and step {d.step + 1} sent the same messages again. A refusal comes "
-                    "back for the same context: change or reset the context first (remove the "
-                    "refused turn), try a fallback model, or tell the user.",
+                    gettext_noop(
+                        "Step %(step)s was refused (stop_reason refusal, an HTTP 200, not an "
+                        "error) and step %(next)s sent the same messages again. A refusal comes "
+                        "back for the same context: change or reset the context first (remove "
+                        "the refused turn), try a fallback model, or tell the user."
+                    ),
+                    {"step": prev.index + 1, "next": d.step + 1},
                 )
             ]
         return []
@@ -175,24 +197,31 @@ def _from_divergence(t: Transcript, d: Any) -> list[Finding]:
             _finding(
                 "turn-after-stop",
                 turn_path,
-                f"Step {prev.index + 1} was cut off at max_tokens and step {d.step + 1} sent "
-                "the same request with the same budget, so it will be cut off again. "
-                "Raise max_tokens, or continue from the partial answer.",
+                gettext_noop(
+                    "Step %(step)s was cut off at max_tokens and step %(next)s sent the same "
+                    "request with the same budget, so it will be cut off again. Raise "
+                    "max_tokens, or continue from the partial answer."
+                ),
+                {"step": prev.index + 1, "next": d.step + 1},
             )
         ]
     if not same:
         return []  # the application changed the history before going on
-    extra = (
-        " Raising max_tokens does not make room in a full context window: shrink the history."
-        if reason == "model_context_window_exceeded"
-        else ""
-    )
     return [
         _finding(
             "turn-after-stop",
             turn_path,
-            f"Step {prev.index + 1} ended with stop_reason {reason}, which ends the loop, but step "
-            f"{d.step + 1} sent the same messages again.{extra}",
+            gettext_noop(
+                "Step %(step)s ended with stop_reason %(reason)s, which ends the loop, but step "
+                "%(next)s sent the same messages again. Raising max_tokens does not make room "
+                "in a full context window: shrink the history."
+            )
+            if reason == "model_context_window_exceeded"
+            else gettext_noop(
+                "Step %(step)s ended with stop_reason %(reason)s, which ends the loop, but step "
+                "%(next)s sent the same messages again."
+            ),
+            {"step": prev.index + 1, "next": d.step + 1, "reason": reason},
         )
     ]
 
@@ -210,10 +239,12 @@ def _run_lints(t: Transcript) -> list[Finding]:
                     _finding(
                         "retry-without-more-tokens",
                         f"turns[{cur.index}]",
-                        f"Step {prev.index + 1} cut a tool_use off at max_tokens; "
-                        f"step {cur.index + 1} retried with the same max_tokens, so the call "
-                        "will be cut off again. "
-                        "Retry with a larger max_tokens (request_overrides).",
+                        gettext_noop(
+                            "Step %(step)s cut a tool_use off at max_tokens; step %(next)s "
+                            "retried with the same max_tokens, so the call will be cut off "
+                            "again. Retry with a larger max_tokens (request_overrides)."
+                        ),
+                        {"step": prev.index + 1, "next": cur.index + 1},
                     )
                 )
     last = t.turns[-1]
@@ -233,26 +264,36 @@ def _run_lints(t: Transcript) -> list[Finding]:
                 _finding(
                     "cap-only-stop",
                     path,
-                    f"The iteration cap ended the run while the last response still said "
-                    f"{last.stop_reason}: the task is unfinished. A cap is a safety net, not the "
-                    "way a loop should end: the loop ends on stop_reason, and a run that hits "
-                    "the cap should be reported as incomplete (or escalated) and investigated; "
-                    "this run records no ended_reason.",
+                    gettext_noop(
+                        "The iteration cap ended the run while the last response still said "
+                        "%(reason)s: the task is unfinished. A cap is a safety net, not the way "
+                        "a loop should end: the loop ends on stop_reason, and a run that hits "
+                        "the cap should be reported as incomplete (or escalated) and "
+                        "investigated; this run records no ended_reason."
+                    ),
+                    {"reason": last.stop_reason},
                 )
             )
         elif not cap and ended_by not in GUARD_ENDINGS:
-            what = (
-                "Claude was waiting for tool results"
+            what = Phrase(
+                gettext_noop("Claude was waiting for tool results")
                 if last.stop_reason == "tool_use"
-                else "the turn was only paused"
+                else gettext_noop("the turn was only paused")
             )
             out.append(
                 _finding(
                     "loop-ignores-stop-reason",
                     path,
-                    f"The run ended after a response with stop_reason {last.stop_reason}, but "
-                    f"{what}. The loop must decide from stop_reason, not from the text: "
-                    f"{catalogue.NEXT_ACTIONS[last.action].label.lower()}.",
+                    gettext_noop(
+                        "The run ended after a response with stop_reason %(reason)s, but "
+                        "%(what)s. The loop must decide from stop_reason, not from the text: "
+                        "%(action)s."
+                    ),
+                    {
+                        "reason": last.stop_reason,
+                        "what": what,
+                        "action": Phrase(catalogue.NEXT_ACTIONS[last.action].label, lower=True),
+                    },
                 )
             )
     if last.action in ("handle_truncation", "retry_with_more_tokens") and (
@@ -262,9 +303,11 @@ def _run_lints(t: Transcript) -> list[Finding]:
             _finding(
                 "max-tokens-as-done",
                 path,
-                "The run ended on a response cut off at max_tokens, as if it were complete. A "
-                "max_tokens response is truncated: raise max_tokens and retry (a cut-off "
-                "tool_use must not be run), or continue the answer.",
+                gettext_noop(
+                    "The run ended on a response cut off at max_tokens, as if it were complete. "
+                    "A max_tokens response is truncated: raise max_tokens and retry (a cut-off "
+                    "tool_use must not be run), or continue the answer."
+                ),
             )
         )
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..i18n import Phrase, gettext_noop
 from ..transcript import first_difference, normalize_message
 from .findings import ERROR, LINT, Finding, _finding, _str
 from .history import _ids, _Msg
@@ -51,9 +52,12 @@ def _check_server_tools(
                     _finding(
                         "server-tool-not-provided",
                         path,
-                        f"{path} is a {name} call that the server will resume, but tools has no "
-                        f"{name} tool. Continue a paused or deferred server tool call with the "
-                        "same tools as before.",
+                        gettext_noop(
+                            "%(path)s is a %(name)s call that the server will resume, but tools "
+                            "has no %(name)s tool. Continue a paused or deferred server tool call "
+                            "with the same tools as before."
+                        ),
+                        {"path": path, "name": name},
                         api_error=f"... but no `{name}` tool was provided"
                         if name == "web_search"
                         else "",
@@ -69,10 +73,18 @@ def _check_server_tools(
                     _finding(
                         "server-tool-result-pending",
                         path,
-                        f"The {name or 'server tool'} call at {call_path} has no result yet (the "
-                        "server runs it on the next request), so the user message must hold only "
-                        f"tool_result blocks; {path} adds a {block.get('type')} block. "
-                        "(Rule from the 2026 docs.)",
+                        gettext_noop(
+                            "The %(name)s call at %(call)s has no result yet (the server runs it "
+                            "on the next request), so the user message must hold only "
+                            "tool_result blocks; %(path)s adds a %(type)s block. (Rule from the "
+                            "2026 docs.)"
+                        ),
+                        {
+                            "name": name or Phrase(gettext_noop("server tool")),
+                            "call": call_path,
+                            "path": path,
+                            "type": block.get("type"),
+                        },
                         api_error=_server_api_error(name, tool_id),
                     )
                 )
@@ -98,9 +110,12 @@ def _check_paused(
                     _finding(
                         "pause-turn-not-resent",
                         "messages",
-                        "The last response paused (stop_reason pause_turn), but its content is "
-                        "not in this request. Append the paused assistant content as it came and "
-                        "call again with the same tools; the server resumes from there.",
+                        gettext_noop(
+                            "The last response paused (stop_reason pause_turn), but its content "
+                            "is not in this request. Append the paused assistant content as it "
+                            "came and call again with the same tools; the server resumes from "
+                            "there."
+                        ),
                     )
                 )
             continue
@@ -114,9 +129,12 @@ def _check_paused(
                 _finding(
                     "pause-turn-not-resent",
                     where or f"messages[{m}]",
-                    f"messages[{m}] is the paused turn, but not as it came back (first "
-                    f"difference at {where}). Send the paused content back unchanged unless you "
-                    "mean to redirect Claude.",
+                    gettext_noop(
+                        "messages[%(index)s] is the paused turn, but not as it came back (first "
+                        "difference at %(where)s). Send the paused content back unchanged unless "
+                        "you mean to redirect Claude."
+                    ),
+                    {"index": m, "where": where},
                 )
             )
         if m + 1 < len(msgs) and msgs[m + 1].role == "user":
@@ -125,15 +143,23 @@ def _check_paused(
                 _finding(
                     "pause-turn-continue-message",
                     f"messages[{m + 1}]",
-                    f"messages[{m + 1}] is a user message added after the paused turn "
-                    f"messages[{m}]. A paused turn is continued by sending the assistant content "
-                    'back as is, with no extra "continue" message.'
-                    + (
-                        f" Here the {pending[0][2]} call {pending[0][1]} has no result yet, so "
-                        "the API rejects the request."
-                        if pending
-                        else ""
+                    gettext_noop(
+                        "messages[%(next)s] is a user message added after the paused turn "
+                        "messages[%(index)s]. A paused turn is continued by sending the assistant "
+                        'content back as is, with no extra "continue" message. Here the %(name)s '
+                        "call %(id)s has no result yet, so the API rejects the request."
+                    )
+                    if pending
+                    else gettext_noop(
+                        "messages[%(next)s] is a user message added after the paused turn "
+                        "messages[%(index)s]. A paused turn is continued by sending the assistant "
+                        'content back as is, with no extra "continue" message.'
                     ),
+                    {
+                        "next": m + 1,
+                        "index": m,
+                        **({"name": pending[0][2], "id": pending[0][1]} if pending else {}),
+                    },
                     severity=ERROR if pending else LINT,
                     api_error=_server_api_error(pending[0][2], pending[0][1]) if pending else "",
                 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import gettext_noop
 from ..transcript import join_path, normalize_message
 from .findings import Finding, _api_path, _finding
 from .history import _THINKING_TYPES, _Msg, _results, _role
@@ -64,11 +65,14 @@ def _check_thinking(
             _finding(
                 "thinking-toggled",
                 join_path(f"messages[{first.index}]", "content[0]"),
-                f"Thinking was switched on in the middle of a tool loop: messages[{first.index}] "
-                "came from a response without thinking. Thinking will be silently disabled for "
-                'that request (current docs, "Graceful thinking degradation"; in 2025 this was '
-                "a 400). Keep one thinking configuration per assistant turn: change it only "
-                "between turns (after an end_turn).",
+                gettext_noop(
+                    "Thinking was switched on in the middle of a tool loop: messages[%(index)s] "
+                    "came from a response without thinking. Thinking will be silently disabled "
+                    'for that request (current docs, "Graceful thinking degradation"; in 2025 '
+                    "this was a 400). Keep one thinking configuration per assistant turn: change "
+                    "it only between turns (after an end_turn)."
+                ),
+                {"index": first.index},
             )
         )
     elif first_type not in _THINKING_TYPES and (response_thinks or budget_thinking):
@@ -77,9 +81,12 @@ def _check_thinking(
             _finding(
                 "thinking-missing",
                 join_path(f"messages[{first.index}]", "content[0]"),
-                f"messages[{first.index}] starts with a {first_type} block, but with "
-                "thinking enabled the assistant message of an unfinished tool loop must be sent "
-                "back starting with its thinking block, complete and unchanged.",
+                gettext_noop(
+                    "messages[%(index)s] starts with a %(type)s block, but with thinking enabled "
+                    "the assistant message of an unfinished tool loop must be sent back starting "
+                    "with its thinking block, complete and unchanged."
+                ),
+                {"index": first.index, "type": first_type},
                 api_error=(
                     f"messages.{first.index}.content.0.type: Expected `thinking` or "
                     f"`redacted_thinking`, but found `{first_type}`. When `thinking` is enabled, "
@@ -116,9 +123,12 @@ def _check_thinking(
             _finding(
                 "thinking-modified",
                 where,
-                f"The thinking blocks of messages[{m.index}] differ from the response they came "
-                "from (edited, reordered, dropped or re-signed). During a tool loop pass them "
-                "back exactly as received, signature included.",
+                gettext_noop(
+                    "The thinking blocks of messages[%(index)s] differ from the response they "
+                    "came from (edited, reordered, dropped or re-signed). During a tool loop pass "
+                    "them back exactly as received, signature included."
+                ),
+                {"index": m.index},
                 # Full text as real API logs show it (anthropics/claude-code#63404, 2026-05).
                 api_error=(
                     f"{_api_path(where)}: `thinking` or `redacted_thinking` blocks in the latest "

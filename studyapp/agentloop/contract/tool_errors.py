@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from .. import bounded
+from ..i18n import Phrase, gettext_noop
 from .findings import Finding, _finding
 from .history import _Msg
 
@@ -19,8 +20,14 @@ _OK_KEYS = ("ok", "success", "succeeded")
 
 def failure_signal(content: Any) -> str | None:
     """Why a tool_result's content looks like a failure (a heuristic), or None."""
+    reason = failure_reason(content)
+    return str(reason) if reason else None
+
+
+def failure_reason(content: Any) -> Phrase | None:
+    """``failure_signal`` as a phrase to translate where it is read."""
     if content is None:
-        return "is empty"
+        return Phrase(gettext_noop("is empty"))
     if isinstance(content, list):
         texts = []
         for block in content:
@@ -35,7 +42,7 @@ def failure_signal(content: Any) -> str | None:
         return None
     text = content.strip()
     if not text:
-        return "is empty"
+        return Phrase(gettext_noop("is empty"))
     if text[:1] in "{[":
         try:
             data = bounded.loads_json(text, bounded.UPLOAD)
@@ -46,18 +53,20 @@ def failure_signal(content: Any) -> str | None:
         if data is not None:
             return None
     match = _FAIL_WORDS.search(text)
-    return f"says {match.group(0)!r}" if match else None
+    return Phrase(gettext_noop("says %(word)s"), {"word": repr(match.group(0))}) if match else None
 
 
-def _json_failure(data: dict[str, Any]) -> str | None:
+def _json_failure(data: dict[str, Any]) -> Phrase | None:
     for key, value in data.items():
         name = str(key).lower()
         if name in _FAIL_KEYS and value:
-            return f"has {key!r} set"
+            return Phrase(gettext_noop("has %(key)s set"), {"key": repr(key)})
         if name in _STATUS_KEYS and isinstance(value, str) and _FAIL_WORDS.search(value):
-            return f"has {key}: {value!r}"
+            return Phrase(
+                gettext_noop("has %(key)s: %(value)s"), {"key": key, "value": repr(value)}
+            )
         if name in _OK_KEYS and value is False:
-            return f"has {key}: false"
+            return Phrase(gettext_noop("has %(key)s: false"), {"key": key})
     return None
 
 
@@ -68,16 +77,19 @@ def _check_tool_errors(findings: list[Finding], msgs: list[_Msg], *, since: int)
         for path, block in m.blocks:
             if block.get("type") != "tool_result" or block.get("is_error") is True:
                 continue
-            reason = failure_signal(block.get("content"))
+            reason = failure_reason(block.get("content"))
             if reason:
                 findings.append(
                     _finding(
                         "tool-error-not-flagged",
                         path,
-                        f"The tool_result at {path} {reason}, but is_error is not true. If the "
-                        'tool failed, send the error text with "is_error": true so Claude knows '
-                        "the call did not work and can retry, change course or tell the user; "
-                        "an empty or unflagged result reads as a success. (An empty result is "
-                        "fine for a tool that really has nothing to return.)",
+                        gettext_noop(
+                            "The tool_result at %(path)s %(reason)s, but is_error is not true. If "
+                            'the tool failed, send the error text with "is_error": true so Claude '
+                            "knows the call did not work and can retry, change course or tell "
+                            "the user; an empty or unflagged result reads as a success. (An empty "
+                            "result is fine for a tool that really has nothing to return.)"
+                        ),
+                        {"path": path, "reason": reason},
                     )
                 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..i18n import Phrase, gettext_noop
 from .findings import Finding, _api_path, _finding, _str
 from .history import _ids, _Msg, _results
 
@@ -17,19 +18,32 @@ def _check_answers(findings: list[Finding], group: list[_Msg], user: list[_Msg] 
             missing.setdefault(m.index, []).append((path, tool_id))
     for index, items in missing.items():
         ids = ", ".join(tool_id for _, tool_id in items)
-        them = "it" if len(items) == 1 else "them"
-        where = (
-            "the request ends there, with no user message to answer " + them
-            if user is None
-            else f"the next user message (messages[{user[0].index}]) has no tool_result for {them}"
-        )
+        one = len(items) == 1
+        if user is None:
+            where = Phrase(
+                gettext_noop("the request ends there, with no user message to answer it")
+                if one
+                else gettext_noop("the request ends there, with no user message to answer them")
+            )
+        else:
+            where = Phrase(
+                gettext_noop("the next user message (messages[%(next)s]) has no tool_result for it")
+                if one
+                else gettext_noop(
+                    "the next user message (messages[%(next)s]) has no tool_result for them"
+                ),
+                {"next": user[0].index},
+            )
         findings.append(
             _finding(
                 "tool-result-missing",
                 items[0][0],
-                f"messages[{index}] calls {ids}, but {where}. Every tool_use needs a "
-                "tool_result with its id in the user message right after it, even when the tool "
-                "failed (then with is_error: true).",
+                gettext_noop(
+                    "messages[%(index)s] calls %(ids)s, but %(where)s. Every tool_use needs a "
+                    "tool_result with its id in the user message right after it, even when the "
+                    "tool failed (then with is_error: true)."
+                ),
+                {"index": index, "ids": ids, "where": where},
                 api_error=(
                     f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
                     f"immediately after: {ids}. Each `tool_use` block must have a corresponding "
@@ -51,13 +65,21 @@ def _check_results(
         tool_id = block.get("tool_use_id")
         shown = tool_id if isinstance(tool_id, str) else json.dumps(tool_id)
         if tool_id not in called:
-            before = f"messages[{assistant[-1].index}]" if assistant else "the previous message"
+            before: str | Phrase = (
+                f"messages[{assistant[-1].index}]"
+                if assistant
+                else Phrase(gettext_noop("the previous message"))
+            )
             findings.append(
                 _finding(
                     "tool-result-orphan",
                     path,
-                    f"{path} answers {shown}, but {before} has no tool_use with that id. A "
-                    "tool_result must answer a tool_use of the assistant message right before it.",
+                    gettext_noop(
+                        "%(path)s answers %(id)s, but %(before)s has no tool_use with that id. A "
+                        "tool_result must answer a tool_use of the assistant message right "
+                        "before it."
+                    ),
+                    {"path": path, "id": shown, "before": before},
                     api_error=(
                         f"{_api_path(path)}: unexpected `tool_use_id` found in `tool_result` "
                         f"blocks: {shown}. Each `tool_result` block must have a corresponding "
@@ -70,8 +92,11 @@ def _check_results(
                 _finding(
                     "tool-result-duplicate",
                     path,
-                    f"{path} is a second tool_result for {shown}. Send exactly one result per "
-                    "tool_use id. Expected 400: no recorded API error text for this case.",
+                    gettext_noop(
+                        "%(path)s is a second tool_result for %(id)s. Send exactly one result per "
+                        "tool_use id. Expected 400: no recorded API error text for this case."
+                    ),
+                    {"path": path, "id": shown},
                 )
             )
         if isinstance(tool_id, str):
@@ -99,9 +124,12 @@ def _check_results(
             _finding(
                 "tool-result-not-first",
                 path,
-                f"{path} is a {block.get('type')} block placed before tool_result blocks of the "
-                "same user message. The tool_result blocks must come first; any text goes after "
-                "them.",
+                gettext_noop(
+                    "%(path)s is a %(type)s block placed before tool_result blocks of the same "
+                    "user message. The tool_result blocks must come first; any text goes after "
+                    "them."
+                ),
+                {"path": path, "type": block.get("type")},
                 api_error=(
                     f"{_api_path(path).split('.content')[0]}: Did not find "
                     f"{len(called) or len(results)} `tool_result` "
@@ -119,10 +147,13 @@ def _check_results(
             _finding(
                 "tool-results-split",
                 first_path,
-                f"The results for the tool calls of messages[{assistant[-1].index}] are spread "
-                f"over {len(carriers)} user messages ({listed}). Send all results of a batch "
-                "together in ONE user message. Even where the API accepts this (it merges "
-                "consecutive user messages), the docs call it wrong: it teaches Claude to stop "
-                "making parallel calls.",
+                gettext_noop(
+                    "The results for the tool calls of messages[%(index)s] are spread over "
+                    "%(count)s user messages (%(listed)s). Send all results of a batch together "
+                    "in ONE user message. Even where the API accepts this (it merges consecutive "
+                    "user messages), the docs call it wrong: it teaches Claude to stop making "
+                    "parallel calls."
+                ),
+                {"index": assistant[-1].index, "count": len(carriers), "listed": listed},
             )
         )

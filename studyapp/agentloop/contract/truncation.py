@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..i18n import gettext_noop
 from .findings import Finding, _finding, _str
 from .history import _Msg
 from .responses import _Responses
@@ -30,8 +31,11 @@ def _check_truncated(
                     _finding(
                         "truncated-tool-use-executed",
                         path,
-                        f"{path} answers {tool_id}, a tool_use that max_tokens cut off, so its "
-                        "input was incomplete. Don't run a cut-off call: send the same request "
-                        "again with a larger max_tokens.",
+                        gettext_noop(
+                            "%(path)s answers %(id)s, a tool_use that max_tokens cut off, so its "
+                            "input was incomplete. Don't run a cut-off call: send the same "
+                            "request again with a larger max_tokens."
+                        ),
+                        {"path": path, "id": tool_id},
                     )
                 )

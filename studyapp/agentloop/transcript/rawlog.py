@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import gettext_noop
 from .blocks import _parse_response, _validate_messages, _validate_params
 from .errors import TranscriptError, _err, _expect, _kind, join_path
 from .limits import MAX_TURNS, _as_text, _loads, check_depth
@@ -84,6 +85,11 @@ def _entry_path(base: str, key: str) -> str:
     return join_path(base, key) if base else key
 
 
+#: The words an upload of one bare response gets (translated where shown: core.i18n.generated).
+UPLOADED_TITLE = gettext_noop("Uploaded response")
+UPLOADED_SUMMARY = gettext_noop("A single response, uploaded without the request that produced it.")
+
+
 def _single_message(data: dict[str, Any]) -> Transcript:
     check_depth(data)
     warnings: list[str] = []
@@ -92,8 +98,8 @@ def _single_message(data: dict[str, Any]) -> Transcript:
     params = {"model": data["model"]} if isinstance(data.get("model"), str) else {}
     transcript = Transcript(
         slug="uploaded-message",
-        title="Uploaded response",
-        summary="A single response, uploaded without the request that produced it.",
+        title=UPLOADED_TITLE,
+        summary=UPLOADED_SUMMARY,
         tags=[],
         params=params,
         messages=[],

@@ -4,7 +4,7 @@ from django import template
 
 from core.owners import get_owner
 
-from ..loader import library
+from ..loader import notes_in
 from ..progress import read_slugs
 
 register = template.Library()
@@ -13,7 +13,7 @@ register = template.Library()
 @register.inclusion_tag("notes/_reading_progress.html", takes_context=True)
 def reading_progress(context):
     request = context["request"]
-    notes = list(library().notes().values())
+    notes = list(notes_in().values())  # titles in the page's language
     read = read_slugs(get_owner(request, create=False))
     return {
         "total": len(notes),
