@@ -14,12 +14,15 @@ which a value compared with ``=`` does.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from threading import Lock
 
 from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
+
+logger = logging.getLogger(__name__)
 
 
 class Prepared:
@@ -74,13 +77,31 @@ _prepared: dict[tuple, Prepared] = {}
 _lock = Lock()
 
 
-def prepared(key: tuple, build: Callable[..., QuerySet], **stand_ins: object) -> Prepared:
+class Unprepared:
+    """The queryset run through the ORM on every call: what ``prepared`` keeps when a backend's
+    SQL does not carry each stand-in as one plain parameter (PostgreSQL's adapters may wrap or
+    cast them), so every database gets the right rows, and the fast path where it applies."""
+
+    def __init__(self, build: Callable[..., QuerySet]) -> None:
+        self.build = build
+
+    def first(self, **values: object):
+        return self.build(**values).first()
+
+
+def prepared(
+    key: tuple, build: Callable[..., QuerySet], **stand_ins: object
+) -> Prepared | Unprepared:
     """The ``Prepared`` kept under ``key`` in this process (built on first use). The key must
     name everything that changes the queryset's shape (the database's vendor is added here)."""
     full = (key, connections["default"].vendor)
     found = _prepared.get(full)
     if found is None:
-        found = Prepared(build, **stand_ins)
+        try:
+            found = Prepared(build, **stand_ins)
+        except ValueError as e:
+            logger.info("not compiled once (%s): %s; the ORM runs it each time", key, e)
+            found = Unprepared(build)
         with _lock:
             _prepared[full] = found
     return found

@@ -93,3 +93,22 @@ def test_a_view_that_asks_for_its_own_policy_still_gets_it(rf):
     response = CSPMiddleware(view)(request)
     assert "https://example.org" in response["Content-Security-Policy"]
     assert "script-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_a_query_whose_stand_ins_are_not_plain_parameters_runs_through_the_orm(
+    client, one_of_each, learner
+):
+    """Where a backend's SQL does not carry a stand-in once as a plain parameter (PostgreSQL
+    wrapped the position's), the lookup falls back to the ORM: the right row, never a 500."""
+    from core.prepared import Prepared, Unprepared, prepared
+
+    client.force_login(learner)
+    client.post("/practice/", {"which": "all", "count": 5})
+    mine = Attempt.objects.latest("pk")
+    twice = prepared(  # the stand-in is in the SQL twice: it can't be placed
+        ("test-twice",), lambda pk: Attempt.objects.filter(pk__gte=pk, pk__lte=pk), pk=1_999_999_001
+    )
+    assert isinstance(twice, Unprepared)
+    assert twice.first(pk=mine.pk) == mine and twice.first(pk=mine.pk + 999) is None
+    once = prepared(("test-once",), lambda pk: Attempt.objects.filter(pk=pk), pk=1_999_999_001)
+    assert isinstance(once, Prepared) and once.first(pk=mine.pk) == mine
