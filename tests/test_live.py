@@ -324,3 +324,18 @@ def test_each_model_option_says_what_that_model_rejects(client, api):
     )
     assert re.search(r'<option value="claude-opus-5-5" data-rejects="any tool off enabled"', html)
     assert re.search(r'<option value="claude-haiku-5-5" selected data-rejects="enabled"', html)
+
+
+def test_a_guards_reason_reads_in_the_pages_language(client, api):
+    """The runner keeps a guard's reason as a message id with its values: the run's page words it
+    in Polish or Chinese (numbers grouped per locale), English stays exactly as the runner wrote."""
+    live = create(client, max_turns=2)
+    call = tool_use("lookup_order", {"order_id": "20931"})
+    api.script += [reply(call), reply(tool_use("lookup_order", {"order_id": "20932"}))]
+    client.post(f"/sandbox/live/{live.pk}/step/", {"until": "end"})
+    english = "Turn cap: 2 API calls made, the limit is 2; the last response (stop_reason tool_use)"
+    assert english in client.get(f"/sandbox/live/{live.pk}/").content.decode()
+    polish = client.get(f"/pl/sandbox/live/{live.pk}/").content.decode()
+    assert "Limit tur: wykonano 2 wywołań API przy limicie 2" in polish and english not in polish
+    chinese = client.get(f"/zh-hans/sandbox/live/{live.pk}/").content.decode()
+    assert "轮次上限：已调用 API 2 次，上限为 2" in chinese

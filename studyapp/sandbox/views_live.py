@@ -10,9 +10,11 @@ from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core import i18n
 from core.owners import get_owner
 from studyapp.agentloop import demo, models, runner, runner_checks
 
@@ -132,6 +134,24 @@ def _damaged(request, live, error) -> HttpResponse:
     )
 
 
+def ended_words(run) -> str:
+    """How the run ended, in the page's language where the runner kept a message id (the
+    guards' reasons); the runner's English otherwise."""
+    msg = getattr(run, "ended_reason_msg", None)
+    if not msg or i18n.current() == i18n.DEFAULT:
+        return run.ended_reason
+    params = {
+        k: number_format(v, force_grouping=True)
+        if isinstance(v, int) and not isinstance(v, bool)
+        else v
+        for k, v in msg["params"].items()
+    }
+    try:
+        return _(msg["text"]) % params
+    except (KeyError, ValueError, TypeError):  # a broken translation must not hide the reason
+        return run.ended_reason
+
+
 def live_run(request, pk: int):
     # The run and the status of its last job are read in one statement, so they agree: a worker
     # saves the run and then ends its job, and two reads could see the run from before a call
@@ -167,6 +187,7 @@ def live_run(request, pk: int):
         "live": live,
         "run": run,
         "job": job if active else None,
+        "ended_words": ended_words(run),
         "job_failed": job.error if job is not None and job.status == LiveJob.FAILED else "",
         "enabled": not refusal,
         "refusal": refusal,

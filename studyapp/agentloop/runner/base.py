@@ -42,6 +42,8 @@ class RunBase:
         self.active_ms = 0
         self.ended_by = ""
         self.ended_reason = ""
+        # the reason as a message id and its values, worded in the reader's language when shown
+        self.ended_reason_msg: dict[str, Any] | None = None
 
     # read-only views ------------------------------------------------------------------------
 
@@ -102,3 +104,14 @@ class RunBase:
 
     def _end(self, by: str, reason: str) -> None:
         self.ended_by, self.ended_reason = by, reason
+        self.ended_reason_msg = None
+
+    def _end_with(self, by: str, text: str, values: Mapping[str, Any]) -> None:
+        """End the run with ``text`` (a %-template marked for translation) and its ``values``:
+        kept in English (whole numbers grouped, as before) and as a message id for the page."""
+        english = {
+            k: f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else v
+            for k, v in values.items()
+        }
+        self._end(by, text % english)
+        self.ended_reason_msg = {"text": text, "params": dict(values)}

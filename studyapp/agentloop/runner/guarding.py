@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from ..i18n import gettext_noop
 from .base import RunBase
 from .params import _action, _approx_tokens, _tokens, _tool_uses
 
@@ -19,33 +21,41 @@ class GuardsMixin(RunBase):
         calls = len(self.turns)
         if calls >= g.max_turns:
             last = self.turns[-1]["response"].get("stop_reason") if self.turns else None
-            self._end(
+            self._end_with(
                 "turn_cap",
-                f"Turn cap: {calls} API calls made, the limit is {g.max_turns}; the last "
-                f"response (stop_reason {last}) still wanted the loop to go on, so the task is "
-                "unfinished.",
+                gettext_noop(
+                    "Turn cap: %(calls)s API calls made, the limit is %(limit)s; the last "
+                    "response (stop_reason %(last)s) still wanted the loop to go on, so the task "
+                    "is unfinished."
+                ),
+                {"calls": calls, "limit": g.max_turns, "last": str(last)},
             )
             return True
         if not before_call:
             repeated = self._repeated_call()
             if repeated:
-                self._end("repeated_call", repeated)
+                self._end_with("repeated_call", *repeated)
                 return True
         used = self.usage["total"]
         estimate = self._next_call_estimate()
         if used + estimate > g.token_budget:
-            self._end(
+            self._end_with(
                 "token_budget",
-                f"Token budget: {used:,} of {g.token_budget:,} tokens used, and the next call "
-                f"could use about {estimate:,} more (its input plus max_tokens), so it was not "
-                "sent.",
+                gettext_noop(
+                    "Token budget: %(used)s of %(budget)s tokens used, and the next call could "
+                    "use about %(estimate)s more (its input plus max_tokens), so it was not sent."
+                ),
+                {"used": used, "budget": g.token_budget, "estimate": estimate},
             )
             return True
         if self.active_ms >= g.wall_clock_s * 1000:
-            self._end(
+            self._end_with(
                 "wall_clock",
-                f"Wall clock: the run has spent {self.active_ms / 1000:.1f} s calling the API and "
-                f"running tools; the limit is {g.wall_clock_s} s.",
+                gettext_noop(
+                    "Wall clock: the run has spent %(spent)s s calling the API and running "
+                    "tools; the limit is %(limit)s s."
+                ),
+                {"spent": f"{self.active_ms / 1000:.1f}", "limit": str(g.wall_clock_s)},
             )
             return True
         return False
@@ -60,7 +70,7 @@ class GuardsMixin(RunBase):
             sent += out + (_approx_tokens(last["tool_results"]) if last["tool_results"] else 0)
         return sent + max_tokens
 
-    def _repeated_call(self) -> str | None:
+    def _repeated_call(self) -> tuple[str, dict[str, Any]] | None:
         # Counted once per response: identical calls side by side in ONE parallel response are
         # one request for the same data, not a loop repeating itself.
         counts: dict[tuple[str, str], int] = {}
@@ -78,7 +88,10 @@ class GuardsMixin(RunBase):
             key = (block["name"], json.dumps(block.get("input"), sort_keys=True))
             if counts.get(key, 0) > limit:
                 return (
-                    f"Repeated call: {block['name']} was requested with identical input in "
-                    f"{counts[key]} responses (limit: {limit}); this call was not run."
+                    gettext_noop(
+                        "Repeated call: %(name)s was requested with identical input in "
+                        "%(count)s responses (limit: %(limit)s); this call was not run."
+                    ),
+                    {"name": str(block["name"]), "count": counts[key], "limit": limit},
                 )
         return None

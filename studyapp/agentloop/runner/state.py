@@ -35,6 +35,7 @@ class StateMixin(RunBase):
             "active_ms": self.active_ms,
             "ended_by": self.ended_by,
             "ended_reason": self.ended_reason,
+            "ended_reason_msg": self.ended_reason_msg,
         }
         try:
             restored: dict[str, Any] = json.loads(json.dumps(state))
@@ -74,6 +75,14 @@ class StateMixin(RunBase):
             run.active_ms = int(state.get("active_ms") or 0)
             run.ended_by = str(state.get("ended_by") or "")
             run.ended_reason = str(state.get("ended_reason") or "")
+            msg = state.get("ended_reason_msg")
+            run.ended_reason_msg = (
+                msg
+                if isinstance(msg, dict)
+                and isinstance(msg.get("text"), str)
+                and isinstance(msg.get("params"), dict)
+                else None
+            )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, RunnerError):
                 raise
