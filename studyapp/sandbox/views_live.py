@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core import i18n
 from core.owners import get_owner
 from studyapp.agentloop import demo, models, runner, runner_checks
+from studyapp.agentloop.i18n import render as i18n_words
 
 from . import jobs, keys
 from . import live as services
@@ -146,10 +147,7 @@ def ended_words(run) -> str:
         else v
         for k, v in msg["params"].items()
     }
-    try:
-        return _(msg["text"]) % params
-    except (KeyError, ValueError, TypeError):  # a broken translation must not hide the reason
-        return run.ended_reason
+    return i18n_words(msg["text"], params)  # translated; a broken translation falls back
 
 
 def live_run(request, pk: int):
