@@ -85,6 +85,18 @@ class Violation:
             {"message": self.message, "fix": fix[:1].lower() + fix[1:]},
         )
 
+    def phrase(self) -> Phrase:
+        """The sentence as a Phrase: worded when read, in the reader's language."""
+        if not self.fix_text:
+            return Phrase(self.text, self.params)
+        return Phrase(
+            gettext_noop("%(message)s Instead: %(fix)s"),
+            {
+                "message": Phrase(self.text, self.params),
+                "fix": Phrase(self.fix_text, self.params, lower=True),
+            },
+        )
+
     def __str__(self) -> str:
         return self.sentence
 

@@ -6,18 +6,21 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.formats import number_format
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import i18n
 from core.owners import get_owner
 from studyapp.agentloop import demo, models, runner, runner_checks
-from studyapp.agentloop.i18n import render as i18n_words
+from studyapp.agentloop.i18n import load as i18n_load
 
 from . import jobs, keys
 from . import live as services
@@ -135,19 +138,50 @@ def _damaged(request, live, error) -> HttpResponse:
     )
 
 
+#: Values quoted as they came (the API's error text, Python's): shown with lang="en", never
+#: translated.
+VERBATIM = frozenset({"api_message", "error", "detail"})
+
+
+def stored_words(msg, english: str) -> str:
+    """A text the runner or the worker stored in English, in the page's language where it kept
+    a message id with its values (``agentloop.i18n.dump``); the English as stored otherwise.
+
+    Whole numbers are grouped per locale; the quoted values (:data:`VERBATIM`) stay as they
+    are, marked ``lang="en"``. A broken translation falls back to the English template."""
+    if not msg or i18n.current() == i18n.DEFAULT:
+        return english
+    quoted: dict[str, str] = {}
+
+    def leaf(name, value):
+        if name in VERBATIM and isinstance(value, str):
+            token = f"\x00{len(quoted)}\x00"
+            quoted[token] = value
+            return token
+        if isinstance(value, int) and not isinstance(value, bool):
+            return number_format(value, force_grouping=True)
+        return value
+
+    phrase = i18n_load(msg, leaf)
+    if phrase is None:
+        return english
+    words = escape(str(phrase))
+    for token, value in quoted.items():
+        words = words.replace(token, f'<span lang="en">{escape(value)}</span>')
+    return mark_safe(words)  # noqa: S308 - every part escaped above
+
+
 def ended_words(run) -> str:
     """How the run ended, in the page's language where the runner kept a message id (the
-    guards' reasons); the runner's English otherwise."""
-    msg = getattr(run, "ended_reason_msg", None)
-    if not msg or i18n.current() == i18n.DEFAULT:
-        return run.ended_reason
-    params = {
-        k: number_format(v, force_grouping=True)
-        if isinstance(v, int) and not isinstance(v, bool)
-        else v
-        for k, v in msg["params"].items()
-    }
-    return i18n_words(msg["text"], params)  # translated; a broken translation falls back
+    guards' and the stop_reason's reasons, a stop); the runner's English otherwise."""
+    return stored_words(getattr(run, "ended_reason_msg", None), run.ended_reason)
+
+
+def error_words(error: dict | None) -> str:
+    """A failed call's message (``live.last_error``, a StepError's dict) in the page's language."""
+    if not error:
+        return ""
+    return stored_words(error.get("msg"), str(error.get("message") or ""))
 
 
 def live_run(request, pk: int):
@@ -186,7 +220,10 @@ def live_run(request, pk: int):
         "run": run,
         "job": job if active else None,
         "ended_words": ended_words(run),
-        "job_failed": job.error if job is not None and job.status == LiveJob.FAILED else "",
+        "last_error_words": error_words(live.last_error),
+        "job_failed": stored_words(job.error_msg, job.error)
+        if job is not None and job.status == LiveJob.FAILED
+        else "",
         "enabled": not refusal,
         "refusal": refusal,
         "own_key": own,
@@ -229,6 +266,7 @@ def live_steps(request, pk: int, n: int):
         return redirect("sandbox:live_run", pk=pk)
     ctx = step_context(request, sandbox_run, n)
     ctx["live"] = live
+    ctx["ended_words"] = ended_words(services.load(live))  # a guard's reason, as on the run page
     partial = request.htmx and not request.htmx.history_restore_request
     return render(request, "sandbox/step.html#stepper" if partial else "sandbox/step.html", ctx)
 
@@ -239,8 +277,8 @@ def _tool_results(request, run) -> dict:
         content = request.POST.get(f"result-{block['id']}", "")
         if len(content) > runner.MAX_RESULT_CHARS:
             raise runner.RunnerError(
-                f"The result for {block['id']} is longer than {runner.MAX_RESULT_CHARS:,} "
-                "characters."
+                _("The result for %(id)s is longer than %(limit)s characters.")
+                % {"id": block["id"], "limit": intcomma(runner.MAX_RESULT_CHARS)}
             )
         results[block["id"]] = {
             "content": content,
@@ -263,9 +301,9 @@ def live_step(request, pk: int):
             tool_results = _tool_results(request, run)
             run._accept_results(run.pending_tool_uses, tool_results)  # refused here, in words
         elif run.status == "awaiting_tool_results":
-            raise runner.RunnerError("Write the tool results first, then send them.")
+            raise runner.RunnerError(_("Write the tool results first, then send them."))
         if run.status == "ended":
-            raise runner.RunnerError("The run has ended; fork it to go on.")
+            raise runner.RunnerError(_("The run has ended; fork it to go on."))
         source, payer, own = who_pays(request, live)
         if source == "server":
             worst = runner_checks.worst_case_tokens(run)
@@ -281,7 +319,7 @@ def live_step(request, pk: int):
             api_key=own,
         )
     except (services.LiveError, runner.RunnerError) as e:
-        messages.error(request, str(e))
+        messages.error(request, stored_words(getattr(e, "msg", None), str(e)))
     return redirect("sandbox:live_run", pk=pk)
 
 
@@ -325,7 +363,7 @@ def live_stop(request, pk: int):
         messages.info(request, _("The run stops after the call in progress."))
     else:
         try:
-            services.live_stop(live=live, reason="Stopped by the learner.")
+            services.live_stop(live=live, reason=jobs.STOPPED_BY_LEARNER)
         except runner.RunnerError as e:
             messages.error(request, str(e))
     return redirect("sandbox:live_run", pk=pk)

@@ -122,7 +122,15 @@ from .params import (
     model_refusal,
     validate_params,
 )
-from .results import Handler, StepError, StepResult, ToolOutput, _result_block, structured_error
+from .results import (
+    Handler,
+    StepError,
+    StepResult,
+    ToolOutput,
+    _result_block,
+    grouped,
+    structured_error,
+)
 from .state import StateMixin
 from .tools import ToolsMixin
 
@@ -169,6 +177,7 @@ __all__ = [
     "conversation",
     "describe_error",
     "fork",
+    "grouped",
     "make_client",
     "model_refusal",
     "structured_error",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .. import catalogue
+from .. import catalogue, i18n
 from .. import models as model_catalogue
-from .core import Run
+from ..i18n import Phrase, gettext_noop
+from .core import STOP_REASON_ENDED, Run
 from .limits import (
     BOUND_PARTS,
     FORK_CHANGES,
@@ -22,20 +23,33 @@ from .params import _action, model_refusal, validate_params
 
 def _run_end(turns: list[dict[str, Any]]) -> tuple[str, str]:
     """How a prefix of turns ends by the loop's own rules ('' when the loop would go on)."""
+    by, reason, _msg = _run_end_msg(turns)
+    return by, reason
+
+
+def _run_end_msg(turns: list[dict[str, Any]]) -> tuple[str, str, dict[str, Any] | None]:
+    """:func:`_run_end` and the reason as a message id with its values (None: no end)."""
     if not turns:
-        return "", ""
+        return "", "", None
     response = turns[-1]["response"]
     action = _action(response)
+    text = ""
+    values: dict[str, Any] = {}
     if action is None:
-        return "stop_reason", f"stop_reason {response.get('stop_reason')!r} is unknown."
-    if action == "retry_with_more_tokens":
+        text = gettext_noop("stop_reason %(stop_reason)s is unknown.")
+        values = {"stop_reason": repr(response.get("stop_reason"))}
+    elif action == "retry_with_more_tokens":
         if len(turns) > 1 and _action(turns[-2]["response"]) == action:
-            return "stop_reason", "max_tokens cut a tool_use off again after a retry."
-        return "", ""
-    if not catalogue.NEXT_ACTIONS[action].continues:
-        label = catalogue.NEXT_ACTIONS[action].label
-        return "stop_reason", f"stop_reason {response.get('stop_reason')}: {label}."
-    return "", ""
+            text = gettext_noop("max_tokens cut a tool_use off again after a retry.")
+    elif not catalogue.NEXT_ACTIONS[action].continues:
+        text = STOP_REASON_ENDED
+        values = {
+            "stop_reason": str(response.get("stop_reason")),
+            "label": Phrase(catalogue.NEXT_ACTIONS[action].label),
+        }
+    if not text:
+        return "", "", None
+    return "stop_reason", i18n.english(text, values), i18n.dump(text, values)
 
 
 def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
@@ -105,7 +119,8 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
     run.overrides = overrides
     run.errors = []
     run.active_ms = sum(int(t.get("elapsed_ms") or 0) for t in kept)
-    run.ended_by, run.ended_reason = _run_end(kept)
+    # recomputed from the kept turns: a guard's reason (and its message id) does not carry over
+    run.ended_by, run.ended_reason, run.ended_reason_msg = _run_end_msg(kept)
     if "guards" in changes:
         run.guards = Guards.from_dict(changes["guards"])
     if "tool_mode" in changes:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .. import i18n
 from ..models import API_VERSION as API_VERSION
 
 STATE_FORMAT = "loopcraft.runstate/1"
@@ -31,7 +32,21 @@ THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
 
 
 class RunnerError(ValueError):
-    """A request, state or input the runner refuses, with the reason in one sentence."""
+    """A request, state or input the runner refuses, with the reason in one sentence.
+
+    ``msg``, where set, is the same reason as a message id and its values (``i18n.dump``), for
+    a page that words it in the reader's language later (the job worker stores it)."""
+
+    def __init__(self, message: str = "", *, msg: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.msg = msg
+
+    @classmethod
+    def worded(cls, text: str, values: Mapping[str, Any] | None = None) -> RunnerError:
+        """The reason ``text`` (marked for translation) with ``values``, in English (whole
+        numbers grouped), and kept as a message id."""
+        values = values or {}
+        return cls(i18n.english(text, i18n.grouped(values)), msg=i18n.dump(text, values))
 
 
 # --- guards ------------------------------------------------------------------------------------
