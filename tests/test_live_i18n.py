@@ -17,7 +17,7 @@ from .test_i18n_no_english import english_left
 
 pytestmark = pytest.mark.django_db
 
-PREFIXES = ("/pl", "/zh-hans")
+PREFIXES = ("/pl", "/zh-hans", "/zh-hant")
 
 
 @pytest.fixture
@@ -311,3 +311,20 @@ def test_the_charts_markers_are_worded_per_language():
     with translation.override("pl"):
         polish = context_chart(series, 0, str, {1: COMPACTED})
     assert f">{words('pl', COMPACTED)}</text>" in polish and "compacted" not in polish
+
+
+def test_a_refused_fork_says_why_in_the_pages_language(client, api):
+    """The runner's reason for refusing a fork (an always-thinking model can't turn thinking
+    off) reaches the page as a message id: worded per language, English as before."""
+    live = create(client, model="claude-opus-5-5")
+    api.script += [reply(text("Hi."))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    fork = {"at_step": 1, "thinking": "off"}
+    english = client.post(f"/sandbox/live/{live.pk}/fork/", fork, follow=True).content.decode()
+    assert "claude-opus-5-5 cannot turn thinking off" in english
+    for prefix in PREFIXES:
+        response = client.post(f"{prefix}/sandbox/live/{live.pk}/fork/", fork, follow=True)
+        html = response.content.decode()
+        assert "cannot turn thinking off" not in html and "claude-opus-5-5" in html, prefix
+        assert not english_left(html), (prefix, english_left(html))
+    assert LiveRun.objects.count() == 1

@@ -106,16 +106,16 @@ def model_thinking(model: str, choice: str, budget: int) -> dict | None:
     off = models.thinking_off(model)
     if off is None:
         rules = models.get_model(model)
-        raise forms.ValidationError(
-            f"{model} cannot turn thinking off: "
-            + (
-                'it always thinks, and thinking {"type": "disabled"} is a 400 there. Keep '
-                "thinking on, or pick a model that can turn it off (claude-haiku-5-5 accepts "
-                '{"type": "disabled"}, claude-sonnet-5-5 {"type": "between_tools"}).'
-                if rules
-                else "rules unknown for this model."
+        if rules:
+            words = _(
+                '%(model)s cannot turn thinking off: it always thinks, and thinking {"type": '
+                '"disabled"} is a 400 there. Keep thinking on, or pick a model that can turn it '
+                'off (claude-haiku-5-5 accepts {"type": "disabled"}, claude-sonnet-5-5 {"type": '
+                '"between_tools"}).'
             )
-        )
+        else:
+            words = _("%(model)s cannot turn thinking off: rules unknown for this model.")
+        raise forms.ValidationError(words % {"model": model})
     return off or None
 
 

@@ -177,6 +177,11 @@ def ended_words(run) -> str:
     return stored_words(getattr(run, "ended_reason_msg", None), run.ended_reason)
 
 
+def said(error: Exception) -> str:
+    """A RunnerError (or LiveError) in the page's language where it carries a message id."""
+    return stored_words(getattr(error, "msg", None), str(error))
+
+
 def error_words(error: dict | None) -> str:
     """A failed call's message (``live.last_error``, a StepError's dict) in the page's language."""
     if not error:
@@ -319,7 +324,7 @@ def live_step(request, pk: int):
             api_key=own,
         )
     except (services.LiveError, runner.RunnerError) as e:
-        messages.error(request, stored_words(getattr(e, "msg", None), str(e)))
+        messages.error(request, said(e))
     return redirect("sandbox:live_run", pk=pk)
 
 
@@ -365,7 +370,7 @@ def live_stop(request, pk: int):
         try:
             services.live_stop(live=live, reason=jobs.STOPPED_BY_LEARNER)
         except runner.RunnerError as e:
-            messages.error(request, str(e))
+            messages.error(request, said(e))
     return redirect("sandbox:live_run", pk=pk)
 
 
@@ -375,7 +380,7 @@ def live_fork(request, pk: int):
     try:
         model = services.load(live).effective_params.get("model", "")
     except runner.RunnerError as e:
-        messages.error(request, _("Can't fork this run: %(error)s") % {"error": e})
+        messages.error(request, _("Can't fork this run: %(error)s") % {"error": said(e)})
         return redirect("sandbox:live_run", pk=pk)
     form = ForkForm(request.POST, model=model)
     if not form.is_valid():
@@ -394,7 +399,7 @@ def live_fork(request, pk: int):
             changes=changes,
         )
     except (runner.RunnerError, ValueError) as e:
-        messages.error(request, _("Can't fork there: %(error)s") % {"error": e})
+        messages.error(request, _("Can't fork there: %(error)s") % {"error": said(e)})
         return redirect("sandbox:live_run", pk=pk)
     own = keys.own_key(request, live.pk)
     if own:
@@ -408,7 +413,7 @@ def live_save(request, pk: int):
     try:
         saved = services.live_save(owner=get_owner(request), live=_live(request, pk))
     except runner.RunnerError as e:
-        messages.error(request, _("Can't save this run: %(error)s") % {"error": e})
+        messages.error(request, _("Can't save this run: %(error)s") % {"error": said(e)})
         return redirect("sandbox:live_run", pk=pk)
     messages.success(request, _("Saved to your runs as “%(title)s”.") % {"title": saved.title})
     return redirect("sandbox:upload_steps", pk=saved.pk, n=1)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from .. import transcript
+from ..i18n import gettext_noop
 from .base import RunBase
 from .limits import API_VERSION, STATE_FORMAT, TOOL_MODES, Guards, RunnerError
 from .params import validate_params
@@ -98,7 +99,9 @@ class StateMixin(RunBase):
     def to_transcript(self) -> dict[str, Any]:
         """The run as a "loopcraft.transcript/1" document (needs at least one turn)."""
         if not self.turns:
-            raise RunnerError("Nothing to save yet: the run has made no API call.")
+            raise RunnerError.worded(
+                gettext_noop("Nothing to save yet: the run has made no API call.")
+            )
         meta = self.meta
         out: dict[str, Any] = {
             "format": transcript.FORMAT,
