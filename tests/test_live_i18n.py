@@ -328,3 +328,33 @@ def test_a_refused_fork_says_why_in_the_pages_language(client, api):
         assert "cannot turn thinking off" not in html and "claude-opus-5-5" in html, prefix
         assert not english_left(html), (prefix, english_left(html))
     assert LiveRun.objects.count() == 1
+
+
+@pytest.mark.parametrize("case", ["tool_use input a string", "content not a list"])
+def test_an_answer_of_the_wrong_shape_is_reported_in_the_pages_language(
+    client, api, monkeypatch, case
+):
+    """The shape check's own words (which block, which field) are ours: worded per language,
+    with the paths and types as they are; English as before."""
+    import httpx2
+
+    from .test_live_jobs import MALFORMED, _client_for
+
+    body, content_type = MALFORMED[case]
+
+    def handler(request):
+        return httpx2.Response(200, content=body.encode(), headers={"content-type": content_type})
+
+    live = create(client)
+    monkeypatch.setattr(runner, "make_client", _client_for(handler))
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    live.refresh_from_db()
+    english = live.last_error["message"]
+    assert english.startswith("The API&#x27;s answer has".replace("&#x27;", "'"))
+    assert english.endswith("Nothing was added to the run; step again.")
+    assert_translated(
+        client,
+        live,
+        "Nothing was added to the run; step again.",
+        lambda code: ["content" if case == "content not a list" else "content[0]"],
+    )

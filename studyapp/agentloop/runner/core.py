@@ -35,6 +35,7 @@ STOP_REASON_ENDED = gettext_noop("stop_reason %(stop_reason)s: %(label)s.")
 STOPPED_BY_USER = gettext_noop("Stopped by the user.")
 #: An answer that could not be used: the shape check's own words, or Python's (quoted).
 UNUSABLE = gettext_noop("%(detail)s Nothing was added to the run; step again.")
+UNUSABLE_SHAPE = gettext_noop("%(problem)s Nothing was added to the run; step again.")
 UNREADABLE = gettext_noop(
     "The API's answer could not be read (%(error)s). Nothing was added to the run; step again."
 )
@@ -144,10 +145,11 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
                 response = _dump(message)
             except Exception as exc:
                 return self._failed_call(self._unreadable(exc), started)
-        problem = runner_checks.response_problem(response)
-        if problem:
+        phrase = runner_checks.problem_phrase(response)
+        if phrase:
+            problem = i18n.english(phrase.text, phrase.params)
             return self._failed_call(
-                self._unreadable(runner_checks.ResponseError(problem)), started
+                self._unreadable(runner_checks.ResponseError(problem, phrase=phrase)), started
             )
         elapsed = self._ms_since(started)
         self.active_ms += elapsed
@@ -189,9 +191,13 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
     def _unreadable(self, exc: Exception) -> StepError:
         """An answer the runner could not use, in words (no Python internals, no key)."""
         keys = (getattr(self.client, "api_key", None), os.environ.get("ANTHROPIC_API_KEY"))
+        values: dict[str, Any]
         if isinstance(exc, runner_checks.ResponseError):
             detail = str(exc)
-            template, values = UNUSABLE, {"detail": detail}  # the shape check's words, as is
+            if exc.phrase is not None:  # the shape check's words, worded when read
+                template, values = UNUSABLE_SHAPE, {"problem": exc.phrase}
+            else:  # the bounded parser's words, as they are
+                template, values = UNUSABLE, {"detail": detail}
         else:
             why = str(exc).strip() or "the answer ended early or had an unexpected shape"
             error = redact(f"{type(exc).__name__}: {why}", *keys)  # Python's words, quoted
