@@ -358,3 +358,14 @@ def test_an_answer_of_the_wrong_shape_is_reported_in_the_pages_language(
         "Nothing was added to the run; step again.",
         lambda code: ["content" if case == "content not a list" else "content[0]"],
     )
+
+
+def test_a_refusal_in_a_flash_message_is_escaped_once(client, api):
+    live = create(client, model="claude-opus-5-5")
+    api.script += [reply(text("Hi."))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    response = client.post(
+        f"/pl/sandbox/live/{live.pk}/fork/", {"at_step": 1, "thinking": "off"}, follow=True
+    )
+    html = response.content.decode()
+    assert "{&quot;type&quot;: &quot;disabled&quot;}" in html and "&amp;quot;" not in html

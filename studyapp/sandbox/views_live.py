@@ -143,18 +143,19 @@ def _damaged(request, live, error) -> HttpResponse:
 VERBATIM = frozenset({"api_message", "error", "detail"})
 
 
-def stored_words(msg, english: str) -> str:
+def stored_words(msg, english: str, *, html: bool = True) -> str:
     """A text the runner or the worker stored in English, in the page's language where it kept
     a message id with its values (``agentloop.i18n.dump``); the English as stored otherwise.
 
     Whole numbers are grouped per locale; the quoted values (:data:`VERBATIM`) stay as they
-    are, marked ``lang="en"``. A broken translation falls back to the English template."""
+    are, marked ``lang="en"`` (``html``: safe HTML; else plain text, for a flash message that
+    is escaped where it is shown). A broken translation falls back to the English template."""
     if not msg or i18n.current() == i18n.DEFAULT:
         return english
     quoted: dict[str, str] = {}
 
     def leaf(name, value):
-        if name in VERBATIM and isinstance(value, str):
+        if html and name in VERBATIM and isinstance(value, str):
             token = f"\x00{len(quoted)}\x00"
             quoted[token] = value
             return token
@@ -165,6 +166,8 @@ def stored_words(msg, english: str) -> str:
     phrase = i18n_load(msg, leaf)
     if phrase is None:
         return english
+    if not html:
+        return str(phrase)
     words = escape(str(phrase))
     for token, value in quoted.items():
         words = words.replace(token, f'<span lang="en">{escape(value)}</span>')
@@ -178,8 +181,9 @@ def ended_words(run) -> str:
 
 
 def said(error: Exception) -> str:
-    """A RunnerError (or LiveError) in the page's language where it carries a message id."""
-    return stored_words(getattr(error, "msg", None), str(error))
+    """A RunnerError (or LiveError) in the page's language where it carries a message id, as
+    plain text (for a flash message)."""
+    return stored_words(getattr(error, "msg", None), str(error), html=False)
 
 
 def error_words(error: dict | None) -> str:
