@@ -369,3 +369,15 @@ def test_a_refusal_in_a_flash_message_is_escaped_once(client, api):
     )
     html = response.content.decode()
     assert "{&quot;type&quot;: &quot;disabled&quot;}" in html and "&amp;quot;" not in html
+
+
+def test_a_guard_outside_its_range_is_refused_in_the_pages_language(client, api):
+    from .live_runs import FORM
+
+    english = client.post("/sandbox/live/", {**FORM, "max_turns": 999}).content.decode()
+    assert "max_turns must be between 1 and 40 API calls (got 999)." in english
+    for prefix in PREFIXES:
+        html = client.post(f"{prefix}/sandbox/live/", {**FORM, "max_turns": 999}).content.decode()
+        assert "max_turns" in html and "999" in html and not english_left(html), prefix
+        assert "must be between" not in html
+    assert not LiveRun.objects.exists()

@@ -4,6 +4,8 @@ from django.utils.translation import pgettext_lazy
 
 from core.i18n import generated
 
+from .words import said
+
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
 
@@ -234,7 +236,7 @@ class LiveForm(forms.Form):
                 }
             )
         except (catalogue.ToolChoiceError, runner.RunnerError) as e:
-            raise forms.ValidationError(str(e)) from None
+            raise forms.ValidationError(said(e)) from None
         request = {"model": model, "max_tokens": data["max_tokens"], "tool_choice": choice}
         if thinking:
             request["thinking"] = thinking

@@ -11,22 +11,18 @@ from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.formats import number_format
-from django.utils.html import escape
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core import i18n
 from core.owners import get_owner
 from studyapp.agentloop import demo, models, runner, runner_checks
-from studyapp.agentloop.i18n import load as i18n_load
 
 from . import jobs, keys
 from . import live as services
 from .forms import ForkForm, LiveForm, OwnKeyForm
 from .models import LiveJob, LiveRun
 from .views import step_context
+from .words import said, stored_words
 
 RUN_END_RULES = {"loop-ignores-stop-reason", "max-tokens-as-done", "cap-only-stop"}
 
@@ -89,7 +85,7 @@ def live_index(request):
                     options=form.cleaned_data["options"],
                 )
             except (runner.RunnerError, ValueError) as e:
-                form.add_error(None, str(e))
+                form.add_error(None, said(e))
             else:
                 if own:
                     keys.remember(request, live.pk, own)
@@ -138,52 +134,10 @@ def _damaged(request, live, error) -> HttpResponse:
     )
 
 
-#: Values quoted as they came (the API's error text, Python's): shown with lang="en", never
-#: translated.
-VERBATIM = frozenset({"api_message", "error", "detail"})
-
-
-def stored_words(msg, english: str, *, html: bool = True) -> str:
-    """A text the runner or the worker stored in English, in the page's language where it kept
-    a message id with its values (``agentloop.i18n.dump``); the English as stored otherwise.
-
-    Whole numbers are grouped per locale; the quoted values (:data:`VERBATIM`) stay as they
-    are, marked ``lang="en"`` (``html``: safe HTML; else plain text, for a flash message that
-    is escaped where it is shown). A broken translation falls back to the English template."""
-    if not msg or i18n.current() == i18n.DEFAULT:
-        return english
-    quoted: dict[str, str] = {}
-
-    def leaf(name, value):
-        if html and name in VERBATIM and isinstance(value, str):
-            token = f"\x00{len(quoted)}\x00"
-            quoted[token] = value
-            return token
-        if isinstance(value, int) and not isinstance(value, bool):
-            return number_format(value, force_grouping=True)
-        return value
-
-    phrase = i18n_load(msg, leaf)
-    if phrase is None:
-        return english
-    if not html:
-        return str(phrase)
-    words = escape(str(phrase))
-    for token, value in quoted.items():
-        words = words.replace(token, f'<span lang="en">{escape(value)}</span>')
-    return mark_safe(words)  # noqa: S308 - every part escaped above
-
-
 def ended_words(run) -> str:
     """How the run ended, in the page's language where the runner kept a message id (the
     guards' and the stop_reason's reasons, a stop); the runner's English otherwise."""
     return stored_words(getattr(run, "ended_reason_msg", None), run.ended_reason)
-
-
-def said(error: Exception) -> str:
-    """A RunnerError (or LiveError) in the page's language where it carries a message id, as
-    plain text (for a flash message)."""
-    return stored_words(getattr(error, "msg", None), str(error), html=False)
 
 
 def error_words(error: dict | None) -> str:
