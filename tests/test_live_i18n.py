@@ -3,6 +3,10 @@
 context chart. The runner and the worker store them in English with a message id; the page at
 /pl/ and /zh-hans/ words them in its language, and English stays exactly as it was."""
 
+import json
+
+import anthropic
+import httpx2
 import pytest
 from django.utils import timezone, translation
 from django.utils.formats import number_format
@@ -11,9 +15,9 @@ from studyapp.agentloop import catalogue, runner
 from studyapp.sandbox import jobs
 from studyapp.sandbox.models import LiveJob, LiveRun
 
+from .english_text import english_left
 from .fakes import RATE_LIMITED, ApiError, reply, text, tool_use
 from .live_runs import create
-from .test_i18n_no_english import english_left
 
 pytestmark = pytest.mark.django_db
 
@@ -330,23 +334,58 @@ def test_a_refused_fork_says_why_in_the_pages_language(client, api):
     assert LiveRun.objects.count() == 1
 
 
-@pytest.mark.parametrize("case", ["tool_use input a string", "content not a list"])
+def _sse(*events):
+    return "".join(f"event: {k}\ndata: {json.dumps({'type': k, **d})}\n\n" for k, d in events)
+
+
+def _client(handler):
+    return anthropic.Anthropic(
+        api_key="server-side",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
+
+
+_START = {
+    "id": "msg_x",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-haiku-5-5",
+    "content": [],
+    "stop_reason": None,
+    "usage": {"input_tokens": 5, "output_tokens": 1},
+}
+_CALL = {"type": "tool_use", "id": "toolu_1", "name": "lookup_order", "input": "20931"}
+#: Streamed answers the SDK reads but the loop can't use (as test_live_jobs's MALFORMED).
+WRONG_SHAPE = {
+    "content not a list": _sse(
+        ("message_start", {"message": {**_START, "content": "oops"}}), ("message_stop", {})
+    ),
+    "tool_use input a string": _sse(
+        ("message_start", {"message": _START}),
+        ("content_block_start", {"index": 0, "content_block": _CALL}),
+        ("content_block_stop", {"index": 0}),
+        ("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {}}),
+        ("message_stop", {}),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_SHAPE))
 def test_an_answer_of_the_wrong_shape_is_reported_in_the_pages_language(
     client, api, monkeypatch, case
 ):
     """The shape check's own words (which block, which field) are ours: worded per language,
     with the paths and types as they are; English as before."""
-    import httpx2
-
-    from .test_live_jobs import MALFORMED, _client_for
-
-    body, content_type = MALFORMED[case]
+    body = WRONG_SHAPE[case]
 
     def handler(request):
-        return httpx2.Response(200, content=body.encode(), headers={"content-type": content_type})
+        return httpx2.Response(
+            200, content=body.encode(), headers={"content-type": "text/event-stream"}
+        )
 
     live = create(client)
-    monkeypatch.setattr(runner, "make_client", _client_for(handler))
+    monkeypatch.setattr(runner, "make_client", lambda **kw: _client(handler))
     client.post(f"/sandbox/live/{live.pk}/step/")
     live.refresh_from_db()
     english = live.last_error["message"]
