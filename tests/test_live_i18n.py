@@ -420,3 +420,14 @@ def test_a_guard_outside_its_range_is_refused_in_the_pages_language(client, api)
         assert "max_turns" in html and "999" in html and not english_left(html), prefix
         assert "must be between" not in html
     assert not LiveRun.objects.exists()
+
+
+def test_a_damaged_run_says_so_in_the_pages_language(client, api):
+    live = create(client)
+    LiveRun.objects.filter(pk=live.pk).update(state={"format": "something/else"})
+    english = page(client, live)
+    assert "Not a saved run (expected format &#x27;loopcraft.runstate/1&#x27;)." in english
+    for prefix in PREFIXES:
+        html = page(client, live, prefix)
+        assert "loopcraft.runstate/1" in html and "Not a saved run" not in html, prefix
+        assert not english_left(html), (prefix, english_left(html))

@@ -130,7 +130,7 @@ def _damaged(request, live, error) -> HttpResponse:
     return render(
         request,
         "sandbox/live_damaged.html",
-        {"live": live, "error": str(error)},
+        {"live": live, "error": said(error)},
     )
 
 
