@@ -431,3 +431,14 @@ def test_a_damaged_run_says_so_in_the_pages_language(client, api):
         html = page(client, live, prefix)
         assert "loopcraft.runstate/1" in html and "Not a saved run" not in html, prefix
         assert not english_left(html), (prefix, english_left(html))
+
+
+def test_a_model_without_rules_is_labelled_in_the_pages_language(client, api):
+    live = create(client)
+    state = {**live.state, "params": {**live.state["params"], "model": "claude-future-9"}}
+    LiveRun.objects.filter(pk=live.pk).update(state=state)
+    assert "(rules unknown for this model)" in page(client, live)
+    for prefix in PREFIXES:
+        html = page(client, live, prefix)
+        assert f"({words(prefix.strip('/'), 'rules unknown for this model')})" in html, prefix
+        assert "rules unknown for this model" not in html

@@ -204,7 +204,7 @@ def live_run(request, pk: int):
         if run.status != "ended"
         else "",
         "fork_form": ForkForm(initial={"at_step": len(run.turns)}, model=model),
-        "model_status": rules.status_text() if rules else "rules unknown for this model",
+        "model_status": rules.status_text() if rules else _("rules unknown for this model"),
         "tokens_today": services.tokens_today(payer),
         "daily_cap": services.daily_cap(),
     }
