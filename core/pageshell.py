@@ -1,0 +1,208 @@
+"""A signed-in page rendered once per process and shape, with each request's values put in.
+
+The exam and practice question pages are the same page for every learner but for a handful of
+values: the attempt's numbers and URLs, the saved answer's inputs, the timer, the navigator, the
+visitor's name and CSRF token, this page's address in each language. Through the template engine
+the page (base.html and its header included) was about half of a request's work. ``render`` asks
+the engine for it once per template, language, script prefix and *shape* (which branches the
+template takes), with random stand-ins where the values go, keeps that, and fills in each
+request's values, escaped as the template would have, on the way out.
+
+What is kept holds nothing of any visitor or attempt: every value that comes from the request,
+the user or the data is a stand-in (a hole), and the page's own context holds only the shape.
+Each hole's truthiness is part of the shape, so ``{% if error %}`` still picks its branch; a
+template used this way must do nothing else with a hole (no filters, no comparisons, no
+attribute reads): ``tests/test_pageshell.py`` renders each page both ways, in many states, and
+compares them byte for byte. A page with messages to show (they are consumed by rendering) is
+rendered the ordinary way, and so is everything under ``DEBUG`` (templates edited in place).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections import OrderedDict
+from threading import Lock
+
+from django.conf import settings
+from django.contrib.messages import get_messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render as django_render
+from django.template import engines
+from django.template.loader import get_template
+from django.urls import get_script_prefix, get_urlconf
+from django.utils.html import conditional_escape, escape
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
+
+#: Shells kept per process: templates × languages × shapes (a few dozen in practice).
+MAX_KEPT = 1024
+
+_HOLE = "lc" + secrets.token_hex(8)
+_kept: OrderedDict[tuple, str] = OrderedDict()
+_lock = Lock()
+
+# The request's own values in base.html and its header (studyapp/templatetags/chrome.py).
+NAME, CSRF, PATH, FULL_PATH, SCHEME, HOST, TAIL = (
+    f"{_HOLE}{part}x" for part in ("name", "csrf", "path", "fullpath", "scheme", "host", "tail")
+)
+
+
+def hole(name: str) -> str:
+    """The stand-in rendered where the value called ``name`` goes."""
+    return f"{_HOLE}v{name}x"
+
+
+def _link_hole(i: int, part: str) -> str:
+    return f"{_HOLE}l{i}{part}x"
+
+
+class _Request:
+    """What a kept page may read of the request: stand-ins, and GET (the shape says which)."""
+
+    method = "GET"
+    POST: dict = {}
+    GET: dict = {}
+    path = PATH
+    scheme = SCHEME
+
+    def __init__(self, htmx: bool = False) -> None:
+        self.htmx = htmx
+
+    def get_full_path(self) -> str:
+        return FULL_PATH
+
+    def get_host(self) -> str:
+        return HOST
+
+
+class _User:
+    def __init__(self, signed_in: bool) -> None:
+        self.is_authenticated = signed_in
+        self.is_anonymous = not signed_in
+
+    def get_username(self) -> str:
+        return NAME
+
+
+def _frozen(value):
+    return tuple(sorted(value.items())) if isinstance(value, dict) else value
+
+
+def _fill_value(value) -> str:
+    """A value as ``{{ value }}`` prints it: safe strings as they are, the rest escaped."""
+    if isinstance(value, SafeString):
+        return value
+    return conditional_escape(str(value))
+
+
+def render(
+    request: HttpRequest,
+    template_name: str,
+    context: dict,
+    *,
+    shape: dict,
+    values: dict,
+    status: int = 200,
+) -> HttpResponse:
+    """``django.shortcuts.render(request, template_name, {**context, **shape, **values})``,
+    from a kept shell when it can be.
+
+    ``shape``: what picks the template's branches (booleans, a few words), part of the key;
+    ``values``: what the page prints, put in per request (a ``SafeString`` as it is, anything
+    else escaped); ``context``: what only the ordinary rendering reads (kept out of the shell, so
+    a page that falls back still has it, and tests still see it in ``response.context``).
+    """
+    if settings.DEBUG or get_messages(request):
+        return django_render(request, template_name, {**context, **shape, **values}, status=status)
+    user = request.user
+    signed_in = bool(user.is_authenticated)
+    processed: dict = {}
+    for processor in engines["django"].engine.template_context_processors:
+        processed.update(processor(request))
+    links = processed.get("language_links") or []
+    page_path = processed.get("page_path") or ""
+    section = page_path[: page_path.find("/", 1) + 1] if page_path.count("/") > 1 else page_path
+    if section[:8] == "/author/":  # the instructor's sub-navigation asks who this is
+        return django_render(request, template_name, {**context, **shape, **values}, status=status)
+    links_shape = tuple(
+        (link["code"], link["tag"], link["name"], link["prefix"], link["current"]) for link in links
+    )
+    truthy = tuple((name, bool(values[name])) for name in sorted(values))
+    key = (
+        template_name,
+        get_language(),
+        get_script_prefix(),
+        get_urlconf(),
+        tuple((k, _frozen(v)) for k, v in sorted(shape.items())),
+        truthy,
+        signed_in,
+        links_shape,
+        processed.get("language_prefixes"),
+        section,
+        bool(getattr(request, "htmx", False)),
+    )
+    _announce(template_name, {**context, **shape, **values})  # before the stand-ins' rendering
+    html = _kept.get(key)
+    if html is None:
+        stand_ins = {
+            **processed,
+            "request": _Request(bool(getattr(request, "htmx", False))),
+            "user": _User(signed_in),
+            "perms": None,
+            "messages": [],
+            "csrf_token": CSRF,
+            "user_is_instructor": False,
+            "language_links": [
+                {**link, "url": _link_hole(i, "url"), "path": _link_hole(i, "path")}
+                for i, link in enumerate(links)
+            ],
+            "page_in_english": _link_hole(0, "english"),
+            "page_path": section + TAIL,
+            **shape,
+            **{name: hole(name) if value else value for name, value in values.items()},
+        }
+        html = get_template(template_name).render(stand_ins)
+        with _lock:
+            _kept[key] = html
+            _kept.move_to_end(key)
+            while len(_kept) > MAX_KEPT:
+                _kept.popitem(last=False)
+    csrf = context.get("csrf_token") or processed.get("csrf_token") or ""
+    fills = [
+        (NAME, escape(user.get_username()) if signed_in else ""),
+        (CSRF, str(csrf)),
+        (FULL_PATH, escape(request.get_full_path())),
+        (PATH, escape(request.path)),
+        (SCHEME, escape(request.scheme)),
+        (HOST, escape(request.get_host())),
+        (TAIL, escape(page_path[len(section) :])),
+        (_link_hole(0, "english"), escape(processed.get("page_in_english", ""))),
+    ]
+    for i, link in enumerate(links):
+        fills.append((_link_hole(i, "url"), escape(link["url"])))
+        fills.append((_link_hole(i, "path"), escape(link["path"])))
+    fills += [(hole(name), _fill_value(value)) for name, value in values.items() if value]
+    for stand_in, real in fills:
+        if stand_in in html:
+            html = html.replace(stand_in, real)
+    return HttpResponse(html, status=status)
+
+
+def _announce(template_name: str, context: dict) -> None:
+    """Under the test client, tell it which template and context made the page, as a rendering
+    would (``response.context``); nothing listens otherwise."""
+    signals = sys.modules.get("django.test.signals")
+    if signals is not None and signals.template_rendered.receivers:
+        template = get_template(template_name)
+        signals.template_rendered.send(sender=None, template=template, context=context)
+
+
+def kept_shells() -> list[str]:
+    """Every shell this process keeps (tests look inside)."""
+    return list(_kept.values())
+
+
+def clear() -> None:
+    with _lock:
+        _kept.clear()
