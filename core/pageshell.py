@@ -35,6 +35,9 @@ from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
+#: Off: every page through the template engine as before (tests compare the two).
+enabled = True
+
 #: Shells kept per process: templates × languages × shapes (a few dozen in practice).
 MAX_KEPT = 1024
 
@@ -113,7 +116,7 @@ def render(
     else escaped); ``context``: what only the ordinary rendering reads (kept out of the shell, so
     a page that falls back still has it, and tests still see it in ``response.context``).
     """
-    if settings.DEBUG or get_messages(request):
+    if not enabled or settings.DEBUG or get_messages(request):
         return django_render(request, template_name, {**context, **shape, **values}, status=status)
     user = request.user
     signed_in = bool(user.is_authenticated)
