@@ -19,6 +19,7 @@ rendered the ordinary way, and so is everything under ``DEBUG`` (templates edite
 
 from __future__ import annotations
 
+import html
 import secrets
 import sys
 from collections import OrderedDict
@@ -31,8 +32,8 @@ from django.shortcuts import render as django_render
 from django.template import engines
 from django.template.loader import get_template
 from django.urls import get_script_prefix, get_urlconf
-from django.utils.html import conditional_escape, escape
-from django.utils.safestring import SafeString
+from django.utils.html import conditional_escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
 #: Off: every page through the template engine as before (tests compare the two).
@@ -92,11 +93,19 @@ def _frozen(value):
     return tuple(sorted(value.items())) if isinstance(value, dict) else value
 
 
+def _escape(text: str) -> str:
+    """django.utils.html.escape's characters and entities, without its lazy-string wrapper."""
+    return html.escape(text)
+
+
 def _fill_value(value) -> str:
-    """A value as ``{{ value }}`` prints it: safe strings as they are, the rest escaped."""
+    """A value as ``{{ value }}`` prints it: safe strings as they are, whole numbers as digits,
+    the rest escaped."""
     if isinstance(value, SafeString):
         return value
-    return conditional_escape(str(value))
+    if type(value) is int:
+        return str(value)
+    return conditional_escape(value) if hasattr(value, "__html__") else html.escape(str(value))
 
 
 def render(
@@ -146,8 +155,8 @@ def render(
         bool(getattr(request, "htmx", False)),
     )
     _announce(template_name, {**context, **shape, **values})  # before the stand-ins' rendering
-    html = _kept.get(key)
-    if html is None:
+    page = _kept.get(key)
+    if page is None:
         stand_ins = {
             **processed,
             "request": _Request(bool(getattr(request, "htmx", False))),
@@ -165,31 +174,71 @@ def render(
             **shape,
             **{name: hole(name) if value else value for name, value in values.items()},
         }
-        html = get_template(template_name).render(stand_ins)
-        with _lock:
-            _kept[key] = html
-            _kept.move_to_end(key)
-            while len(_kept) > MAX_KEPT:
-                _kept.popitem(last=False)
+        page = get_template(template_name).render(stand_ins)
+        _keep(key, page)
     csrf = context.get("csrf_token") or processed.get("csrf_token") or ""
     fills = [
-        (NAME, escape(user.get_username()) if signed_in else ""),
+        (NAME, _escape(user.get_username()) if signed_in else ""),
         (CSRF, str(csrf)),
-        (FULL_PATH, escape(request.get_full_path())),
-        (PATH, escape(request.path)),
-        (SCHEME, escape(request.scheme)),
-        (HOST, escape(request.get_host())),
-        (TAIL, escape(page_path[len(section) :])),
-        (_link_hole(0, "english"), escape(processed.get("page_in_english", ""))),
+        (FULL_PATH, _escape(request.get_full_path())),
+        (PATH, _escape(request.path)),
+        (SCHEME, _escape(request.scheme)),
+        (HOST, _escape(request.get_host())),
+        (TAIL, _escape(page_path[len(section) :])),
+        (_link_hole(0, "english"), _escape(processed.get("page_in_english", ""))),
     ]
     for i, link in enumerate(links):
-        fills.append((_link_hole(i, "url"), escape(link["url"])))
-        fills.append((_link_hole(i, "path"), escape(link["path"])))
+        fills.append((_link_hole(i, "url"), _escape(link["url"])))
+        fills.append((_link_hole(i, "path"), _escape(link["path"])))
     fills += [(hole(name), _fill_value(value)) for name, value in values.items() if value]
     for stand_in, real in fills:
-        if stand_in in html:
-            html = html.replace(stand_in, real)
-    return HttpResponse(html, status=status)
+        if stand_in in page:
+            page = page.replace(stand_in, real)
+    return HttpResponse(page, status=status)
+
+
+def fragment(template_name: str, *, shape: dict, values: dict, csrf_token: str = "") -> SafeString:
+    """A part of a page (a partial: ``"page.html#part"``) kept like :func:`render`'s pages, for
+    the same reason and by the same rules; it may use ``{% csrf_token %}`` (``csrf_token``, this
+    response's) and nothing else of the request. Under ``DEBUG`` or switched off it is simply
+    the template's rendering with the values."""
+    if not enabled or settings.DEBUG:
+        context = {**shape, **values, "csrf_token": csrf_token}
+        return get_template(template_name).render(context)
+    truthy = tuple((name, bool(values[name])) for name in sorted(values))
+    key = (
+        "fragment",
+        template_name,
+        get_language(),
+        get_script_prefix(),
+        get_urlconf(),
+        tuple((k, _frozen(v)) for k, v in sorted(shape.items())),
+        truthy,
+    )
+    part = _kept.get(key)
+    if part is None:
+        stand_ins = {
+            "request": _Request(),
+            "csrf_token": CSRF,
+            **shape,
+            **{name: hole(name) if value else value for name, value in values.items()},
+        }
+        part = get_template(template_name).render(stand_ins)
+        _keep(key, part)
+    fills = [(CSRF, str(csrf_token))]
+    fills += [(hole(name), _fill_value(value)) for name, value in values.items() if value]
+    for stand_in, real in fills:
+        if stand_in in part:
+            part = part.replace(stand_in, real)
+    return mark_safe(part)  # noqa: S308 - our template, autoescaped; the values escaped
+
+
+def _keep(key: tuple, html_text: str) -> None:
+    with _lock:
+        _kept[key] = html_text
+        _kept.move_to_end(key)
+        while len(_kept) > MAX_KEPT:
+            _kept.popitem(last=False)
 
 
 def _announce(template_name: str, context: dict) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import time as time_filter
@@ -163,8 +163,9 @@ def _nav_html(
     classes = "nav-item" + (" is-answered" if answered else "") + (" is-flagged" if flagged else "")
     state = (answered_w if answered else unanswered_w) + (flagged_w if flagged else "")
     n = item["position"]
+    url = item.get("url_html") or html.escape(item["url"])
     return (
-        f'<li id="nav-q{n}"{OOB if oob else ""}><a href="{html.escape(item["url"])}" '
+        f'<li id="nav-q{n}"{OOB if oob else ""}><a href="{url}" '
         f'class="{classes}"{CURRENT if n == position else ""}>{n}'
         f'<span class="visually-hidden">{state}</span>{FLAG if flagged else ""}</a></li>'
     )
@@ -190,6 +191,7 @@ def _nav_item(attempt: Attempt, response: Response) -> dict:
 def _navigator(attempt: Attempt) -> list[dict]:
     # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
     prefix = reverse_ints("quizzes:exam_question", attempt.pk, 1).removesuffix("1/")
+    escaped = html.escape(prefix)  # once: what follows it is a whole number
     # Scenarios only matter to a CCA-F exam (its brief, its summary's column): no join otherwise.
     ccaf = attempt.exam_format == Attempt.Format.CCAF
     fields = ["position", "answered_at", "flagged"] + (["question__scenario"] if ccaf else [])
@@ -205,6 +207,7 @@ def _navigator(attempt: Attempt) -> list[dict]:
             "answered_at": row[1],
             "flagged": row[2],
             "url": f"{prefix}{row[0]}/",
+            "url_html": f"{escaped}{int(row[0])}/",
             "scenario": scenario_label(row[3]) if ccaf else "",
         }
         for row in query.rows(attempt_id=attempt.pk)
@@ -293,34 +296,54 @@ def practice_question(request, pk: int, position: int):
     token = get_token(request)  # one masked token for the page's forms, not one per form
     ctx = {
         "csrf_token": token,
-        "request": request,  # the certainty fields keep a posted form's stamp and level
         "attempt": attempt,
         "response": response,
         "question": question,
         "error": error,
         "form_ctx": form_ctx,
         "position": position,
-        "next_position": position + 1 if position < attempt.question_count else None,
         "shown_in": shown_in,
+        "disabled": response.answered,
     }
-    if response.answered:
+    feedback_html = ""
+    if response.answered:  # earned: the key and every option's why
         ctx["fb"] = presentation.feedback(
             response.question, response.answer, response.score, seed=attempt.seed
         )
         ctx["self_mark_url"] = request.path
+        feedback_html = render_to_string("quizzes/_feedback.html", {**ctx, "focus_verdict": True})
+    last = position >= attempt.question_count
+    # The answer area, kept per language and shape with this learner's parts put in.
+    answer_html = pageshell.fragment(
+        "quizzes/practice_question.html#answer-area",
+        shape={},
+        values={
+            "inputs_html": render_to_string("quizzes/_inputs.html", ctx),
+            "feedback_html": feedback_html,
+            "certainty_html": ""
+            if response.answered
+            else render_to_string(
+                "progress/_certainty.html", {"response": response, "request": request}
+            ),
+            "error": error,
+            "save_url": reverse_ints("quizzes:practice_question", attempt.pk, position),
+            "next_url": ""
+            if last
+            else reverse_ints("quizzes:practice_question", attempt.pk, position + 1),
+            "done_url": reverse_ints("quizzes:practice_done", attempt.pk),
+        },
+        csrf_token=token,
+    )
     if request.htmx and request.method == "POST":
-        return render(request, "quizzes/practice_question.html#answer-area", ctx)
-    # The answer area for this learner; the page around it kept per language and shape.
-    answer_html = render_to_string("quizzes/practice_question.html#answer-area", ctx)
+        return HttpResponse(answer_html)
     values = {
         "position": position,
         "question_count": attempt.question_count,
         "body_html": _body_html(question, form_ctx, practice=True, words=_words(shown_in)),
-        "answer_html": answer_html,  # a SafeString: our template, autoescaped
+        "answer_html": answer_html,
         "report_box": versioncache.report_box(request, question, token),
     }
     shape = {"shown_in": {k: v for k, v in shown_in.items() if k != "path"}}
-    del ctx["request"]  # the ordinary rendering (a page with messages) has its own
     return pageshell.render(
         request, "quizzes/practice_question.html", ctx, shape=shape, values=values
     )
