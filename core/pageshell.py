@@ -154,7 +154,7 @@ def render(
         section,
         bool(getattr(request, "htmx", False)),
     )
-    _announce(template_name, {**context, **shape, **values})  # before the stand-ins' rendering
+    _announce(template_name, context, shape, values)  # before the stand-ins' rendering
     page = _kept.get(key)
     if page is None:
         stand_ins = {
@@ -241,11 +241,12 @@ def _keep(key: tuple, html_text: str) -> None:
             _kept.popitem(last=False)
 
 
-def _announce(template_name: str, context: dict) -> None:
+def _announce(template_name: str, *contexts: dict) -> None:
     """Under the test client, tell it which template and context made the page, as a rendering
     would (``response.context``); nothing listens otherwise."""
     signals = sys.modules.get("django.test.signals")
     if signals is not None and signals.template_rendered.receivers:
+        context = {k: v for c in contexts for k, v in c.items()}
         template = get_template(template_name)
         signals.template_rendered.send(sender=None, template=template, context=context)
 
