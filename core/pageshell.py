@@ -10,11 +10,12 @@ request's values, escaped as the template would have, on the way out.
 
 What is kept holds nothing of any visitor or attempt: every value that comes from the request,
 the user or the data is a stand-in (a hole), and the page's own context holds only the shape.
-Each hole's truthiness is part of the shape, so ``{% if error %}`` still picks its branch; a
-template used this way must do nothing else with a hole (no filters, no comparisons, no
-attribute reads): ``tests/test_pageshell.py`` renders each page both ways, in many states, and
-compares them byte for byte. A page with messages to show (they are consumed by rendering) is
-rendered the ordinary way, and so is everything under ``DEBUG`` (templates edited in place).
+Each hole's truthiness (and a falsy value itself) is part of the shape, so ``{% if error %}``
+still picks its branch; a template used this way must do nothing else with a hole (no filters,
+no comparisons, no attribute reads): ``tests/test_pageshell.py`` renders each page both ways, in
+many states, and compares them byte for byte. A page with messages to show (they are consumed by
+rendering) is rendered the ordinary way, and so is everything under ``DEBUG`` (templates edited
+in place) and under ``/author/`` (its sub-navigation asks who the visitor is).
 """
 
 from __future__ import annotations
@@ -89,6 +90,12 @@ class _User:
         return NAME
 
 
+def _truthiness(values: dict) -> tuple:
+    """Which values are printed from a stand-in (the truthy ones) and what the others are (a
+    falsy value is rendered as it is: ``""`` and ``0`` print differently)."""
+    return tuple((name, True if values[name] else repr(values[name])) for name in sorted(values))
+
+
 def _frozen(value):
     return tuple(sorted(value.items())) if isinstance(value, dict) else value
 
@@ -140,7 +147,7 @@ def render(
     links_shape = tuple(
         (link["code"], link["tag"], link["name"], link["prefix"], link["current"]) for link in links
     )
-    truthy = tuple((name, bool(values[name])) for name in sorted(values))
+    truthy = _truthiness(values)
     key = (
         template_name,
         get_language(),
@@ -205,7 +212,7 @@ def fragment(template_name: str, *, shape: dict, values: dict, csrf_token: str =
     if not enabled or settings.DEBUG:
         context = {**shape, **values, "csrf_token": csrf_token}
         return get_template(template_name).render(context)
-    truthy = tuple((name, bool(values[name])) for name in sorted(values))
+    truthy = _truthiness(values)
     key = (
         "fragment",
         template_name,
