@@ -31,6 +31,7 @@ from django.contrib.messages import get_messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render as django_render
 from django.template import engines
+from django.template.defaultfilters import urlencode
 from django.template.loader import get_template
 from django.urls import get_script_prefix, get_urlconf
 from django.utils.html import conditional_escape
@@ -187,7 +188,8 @@ def render(
     fills = [
         (NAME, _escape(user.get_username()) if signed_in else ""),
         (CSRF, str(csrf)),
-        (FULL_PATH, _escape(request.get_full_path())),
+        # Its one reader is the header's log-in link (?next=…), which url-encodes it.
+        (FULL_PATH, _escape(urlencode(request.get_full_path()))),
         (PATH, _escape(request.path)),
         (SCHEME, _escape(request.scheme)),
         (HOST, _escape(request.get_host())),

@@ -113,6 +113,8 @@ def test_the_practice_page_is_the_same_kept_or_rendered_in_every_state(
     anonymous = Client()
     mine = _practice(anonymous, 5)
     assert "Log in" in _both_ways(anonymous, "get", f"/practice/{mine.pk}/1/")
+    page = _both_ways(anonymous, "get", f"/practice/{mine.pk}/2/?original=1&x=%3Cb%3E")
+    assert f"next=/practice/{mine.pk}/2/%3Foriginal%3D1%26x%3D%253Cb%253E" in page
 
 
 def test_a_page_with_messages_to_show_is_rendered_the_ordinary_way(client, one_of_each, learner):
