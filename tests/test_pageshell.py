@@ -251,3 +251,17 @@ def test_values_are_escaped_unless_safe_and_no_stand_in_is_left(rf, learner):
         "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html and "<script>alert" not in html
     )
     assert pageshell._HOLE not in html and ">learner<" in html
+
+
+def test_a_ccaf_exam_page_with_its_brief_is_the_same_kept_or_rendered(client, learner):
+    from .factories import load_real_bank
+
+    load_real_bank()
+    client.force_login(learner)
+    assert client.post("/exam/", {"format": "ccaf", "per_scenario": 5}).status_code == 302
+    attempt = Attempt.objects.get(user=learner)
+    first = _both_ways(client, "get", f"/exam/{attempt.pk}/q/1/")  # the brief open
+    assert "Scenario 1 of 4" in first and '<details class="scenario-brief" open' in first
+    second = _both_ways(client, "get", f"/exam/{attempt.pk}/q/2/")  # the same scenario: folded
+    assert '<details class="scenario-brief"  id' in second
+    assert "Scenario 2 of 4" in _both_ways(client, "get", f"/exam/{attempt.pk}/q/6/")
