@@ -21,6 +21,7 @@ in place) and under ``/author/`` (its sub-navigation asks who the visitor is).
 from __future__ import annotations
 
 import html
+import re
 import secrets
 import sys
 from collections import OrderedDict
@@ -45,22 +46,25 @@ enabled = True
 MAX_KEPT = 1024
 
 _HOLE = "lc" + secrets.token_hex(8)
-_kept: OrderedDict[tuple, str] = OrderedDict()
+#: A kept page as its text split at the stand-ins: literal, stand-in, literal, … (odd: stand-ins).
+#: Every stand-in: the prefix, letters, digits or "_", and a "-" that no name contains.
+_STAND_IN = re.compile(re.escape(_HOLE) + r"[A-Za-z0-9_]+-")
+_kept: OrderedDict[tuple, tuple[str, ...]] = OrderedDict()
 _lock = Lock()
 
 # The request's own values in base.html and its header (studyapp/templatetags/chrome.py).
 NAME, CSRF, PATH, FULL_PATH, SCHEME, HOST, TAIL = (
-    f"{_HOLE}{part}x" for part in ("name", "csrf", "path", "fullpath", "scheme", "host", "tail")
+    f"{_HOLE}{part}-" for part in ("name", "csrf", "path", "fullpath", "scheme", "host", "tail")
 )
 
 
 def hole(name: str) -> str:
     """The stand-in rendered where the value called ``name`` goes."""
-    return f"{_HOLE}v{name}x"
+    return f"{_HOLE}v{name}-"
 
 
 def _link_hole(i: int, part: str) -> str:
-    return f"{_HOLE}l{i}{part}x"
+    return f"{_HOLE}l{i}{part}-"
 
 
 class _Request:
@@ -163,8 +167,8 @@ def render(
         bool(getattr(request, "htmx", False)),
     )
     _announce(template_name, context, shape, values)  # before the stand-ins' rendering
-    page = _kept.get(key)
-    if page is None:
+    parts = _kept.get(key)
+    if parts is None:
         stand_ins = {
             **processed,
             "request": _Request(bool(getattr(request, "htmx", False))),
@@ -182,8 +186,7 @@ def render(
             **shape,
             **{name: hole(name) if value else value for name, value in values.items()},
         }
-        page = get_template(template_name).render(stand_ins)
-        _keep(key, page)
+        parts = _keep(key, get_template(template_name).render(stand_ins))
     csrf = context.get("csrf_token") or processed.get("csrf_token") or ""
     fills = [
         (NAME, _escape(user.get_username()) if signed_in else ""),
@@ -200,10 +203,7 @@ def render(
         fills.append((_link_hole(i, "url"), _escape(link["url"])))
         fills.append((_link_hole(i, "path"), _escape(link["path"])))
     fills += [(hole(name), _fill_value(value)) for name, value in values.items() if value]
-    for stand_in, real in fills:
-        if stand_in in page:
-            page = page.replace(stand_in, real)
-    return HttpResponse(page, status=status)
+    return HttpResponse(_filled(parts, dict(fills)), status=status)
 
 
 def fragment(template_name: str, *, shape: dict, values: dict, csrf_token: str = "") -> SafeString:
@@ -224,30 +224,45 @@ def fragment(template_name: str, *, shape: dict, values: dict, csrf_token: str =
         tuple((k, _frozen(v)) for k, v in sorted(shape.items())),
         truthy,
     )
-    part = _kept.get(key)
-    if part is None:
+    parts = _kept.get(key)
+    if parts is None:
         stand_ins = {
             "request": _Request(),
             "csrf_token": CSRF,
             **shape,
             **{name: hole(name) if value else value for name, value in values.items()},
         }
-        part = get_template(template_name).render(stand_ins)
-        _keep(key, part)
+        parts = _keep(key, get_template(template_name).render(stand_ins))
     fills = [(CSRF, str(csrf_token))]
     fills += [(hole(name), _fill_value(value)) for name, value in values.items() if value]
-    for stand_in, real in fills:
-        if stand_in in part:
-            part = part.replace(stand_in, real)
-    return mark_safe(part)  # noqa: S308 - our template, autoescaped; the values escaped
+    return mark_safe(_filled(parts, dict(fills)))  # noqa: S308 - our template, autoescaped; the values escaped
 
 
-def _keep(key: tuple, html_text: str) -> None:
+def _keep(key: tuple, html_text: str) -> tuple[str, ...]:
+    """Keep a rendered page split at its stand-ins (filling it is then one join)."""
+    parts = _split(html_text)
     with _lock:
-        _kept[key] = html_text
+        _kept[key] = parts
         _kept.move_to_end(key)
         while len(_kept) > MAX_KEPT:
             _kept.popitem(last=False)
+    return parts
+
+
+def _split(html_text: str) -> tuple[str, ...]:
+    parts: list[str] = []
+    at = 0
+    for found in _STAND_IN.finditer(html_text):
+        parts += [html_text[at : found.start()], found.group(0)]
+        at = found.end()
+    parts.append(html_text[at:])
+    return tuple(parts)
+
+
+def _filled(parts: tuple[str, ...], fills: dict[str, str]) -> str:
+    """The kept page with each stand-in replaced by this request's value (an unknown one is
+    left as it is: tests look for any)."""
+    return "".join([fills.get(p, p) if i & 1 else p for i, p in enumerate(parts)])
 
 
 def _announce(template_name: str, *contexts: dict) -> None:
@@ -262,7 +277,7 @@ def _announce(template_name: str, *contexts: dict) -> None:
 
 def kept_shells() -> list[str]:
     """Every shell this process keeps (tests look inside)."""
-    return list(_kept.values())
+    return ["".join(parts) for parts in _kept.values()]
 
 
 def clear() -> None:
