@@ -81,8 +81,10 @@ def languages(request) -> dict:
     query = _safe_query(request)
     links = []
     base = script.rstrip("/")
+    bare = unprefixed(path_info)  # once, not once per language
     for other, name in settings.LANGUAGES:
-        path = quote(f"{script}{in_language(path_info, other)}", safe="/:@!$&'()*+,;=-._~%")
+        there = bare if other == DEFAULT else f"/{other}{bare}"  # in_language(path_info, other)
+        path = quote(f"{script}{there}", safe="/:@!$&'()*+,;=-._~%")
         links.append(
             {
                 "code": other,
@@ -102,7 +104,7 @@ def languages(request) -> dict:
         "language_prefixes": prefixes,
         "page_in_english": english,
         # The path without its language prefix, for "is this the current section" tests.
-        "page_path": unprefixed(path_info),
+        "page_path": bare,
     }
 
 

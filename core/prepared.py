@@ -73,7 +73,56 @@ class Prepared:
         return obj
 
 
-_prepared: dict[tuple, Prepared] = {}
+class PreparedRows:
+    """A ``values_list()`` queryset compiled once, like :class:`Prepared`: ``rows(attempt=12)``
+    runs its SQL with those values and gives every row as a tuple, converted as the ORM would
+    (a datetime from SQLite's text, say), in the queryset's order."""
+
+    def __init__(self, build: Callable[..., QuerySet], **stand_ins: object) -> None:
+        queryset = build(**stand_ins)
+        self.db = queryset.db
+        compiler = queryset.query.get_compiler(using=self.db)
+        sql, params = compiler.as_sql()
+        self.sql, self.params = sql, tuple(params)
+        self.slots = _slots(params, stand_ins)
+        self.compiler = compiler
+        self.converters = compiler.get_converters(
+            [s[0] for s in compiler.select[: compiler.col_count]]
+        )
+
+    def rows(self, **values: object) -> list[tuple]:
+        params = list(self.params)
+        for at, name in self.slots:
+            params[at] = values[name]
+        with connections[self.db].cursor() as cursor:
+            cursor.execute(self.sql, params)
+            rows = cursor.fetchall()
+        if self.converters:
+            rows = [tuple(r) for r in self.compiler.apply_converters(rows, self.converters)]
+        return rows
+
+
+class UnpreparedRows:
+    """The ``values_list()`` queryset through the ORM each time (see :class:`Unprepared`)."""
+
+    def __init__(self, build: Callable[..., QuerySet]) -> None:
+        self.build = build
+
+    def rows(self, **values: object) -> list[tuple]:
+        return list(self.build(**values))
+
+
+def _slots(params, stand_ins: dict) -> list[tuple[int, str]]:
+    slots = []
+    for name, value in stand_ins.items():
+        at = [i for i, p in enumerate(params) if type(p) is type(value) and p == value]
+        if len(at) != 1:
+            raise ValueError(f"stand-in {name}={value!r} is in the SQL {len(at)} times")
+        slots.append((at[0], name))
+    return slots
+
+
+_prepared: dict[tuple, Prepared | Unprepared | PreparedRows | UnpreparedRows] = {}
 _lock = Lock()
 
 
@@ -105,3 +154,20 @@ def prepared(
         with _lock:
             _prepared[full] = found
     return found
+
+
+def prepared_rows(
+    key: tuple, build: Callable[..., QuerySet], **stand_ins: object
+) -> PreparedRows | UnpreparedRows:
+    """Like :func:`prepared`, for a ``values_list()`` queryset read whole: ``.rows(**values)``."""
+    full = (key, connections["default"].vendor)
+    found = _prepared.get(full)
+    if found is None:
+        try:
+            found = PreparedRows(build, **stand_ins)
+        except ValueError as e:
+            logger.info("not compiled once (%s): %s; the ORM runs it each time", key, e)
+            found = UnpreparedRows(build)
+        with _lock:
+            _prepared[full] = found
+    return found  # type: ignore[return-value]

@@ -5,20 +5,22 @@ from __future__ import annotations
 import html
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import time as time_filter
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.timezone import localtime
 from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from core import i18n
+from core import i18n, pageshell
 from core.owners import get_owner
-from core.prepared import prepared
+from core.prepared import prepared, prepared_rows
 from core.urlcache import reverse_ints
 
 from . import grading, kinds, presentation, services, translations, versioncache
@@ -28,6 +30,7 @@ from .scenarios import SCENARIOS, localised
 from .scenarios import label as scenario_label
 from .schema import FAMILIES
 from .signals import practice_answered
+from .templatetags.quiz_tags import clock
 
 
 def _attempt(request: HttpRequest, pk: int, mode: str) -> Attempt:
@@ -160,8 +163,9 @@ def _nav_html(
     classes = "nav-item" + (" is-answered" if answered else "") + (" is-flagged" if flagged else "")
     state = (answered_w if answered else unanswered_w) + (flagged_w if flagged else "")
     n = item["position"]
+    url = item.get("url_html") or html.escape(item["url"])
     return (
-        f'<li id="nav-q{n}"{OOB if oob else ""}><a href="{html.escape(item["url"])}" '
+        f'<li id="nav-q{n}"{OOB if oob else ""}><a href="{url}" '
         f'class="{classes}"{CURRENT if n == position else ""}>{n}'
         f'<span class="visually-hidden">{state}</span>{FLAG if flagged else ""}</a></li>'
     )
@@ -187,14 +191,27 @@ def _nav_item(attempt: Attempt, response: Response) -> dict:
 def _navigator(attempt: Attempt) -> list[dict]:
     # One reverse() for the whole list: resolving a URL per entry was half the page's cost.
     prefix = reverse_ints("quizzes:exam_question", attempt.pk, 1).removesuffix("1/")
+    escaped = html.escape(prefix)  # once: what follows it is a whole number
     # Scenarios only matter to a CCA-F exam (its brief, its summary's column): no join otherwise.
     ccaf = attempt.exam_format == Attempt.Format.CCAF
     fields = ["position", "answered_at", "flagged"] + (["question__scenario"] if ccaf else [])
-    rows = list(attempt.responses.values(*fields))
-    for row in rows:
-        row["url"] = f"{prefix}{row['position']}/"
-        row["scenario"] = scenario_label(row.pop("question__scenario")) if ccaf else ""
-    return rows
+
+    def build(attempt_id):
+        return Response.objects.filter(attempt_id=attempt_id).values_list(*fields)
+
+    # Compiled to SQL once per process (core/prepared.py): the ORM's work was most of its cost.
+    query = prepared_rows(("navigator", ccaf), build, attempt_id=1_999_999_003)
+    return [
+        {
+            "position": row[0],
+            "answered_at": row[1],
+            "flagged": row[2],
+            "url": f"{prefix}{row[0]}/",
+            "url_html": f"{escaped}{int(row[0])}/",
+            "scenario": scenario_label(row[3]) if ccaf else "",
+        }
+        for row in query.rows(attempt_id=attempt.pk)
+    ]
 
 
 def _brief(attempt: Attempt, response: Response, nav: list[dict]) -> dict | None:
@@ -285,20 +302,51 @@ def practice_question(request, pk: int, position: int):
         "error": error,
         "form_ctx": form_ctx,
         "position": position,
-        "next_position": position + 1 if position < attempt.question_count else None,
         "shown_in": shown_in,
-        "body_html": _body_html(question, form_ctx, practice=True, words=_words(shown_in)),
-        "report_box": versioncache.report_box(request, question, token),
+        "disabled": response.answered,
     }
-    if response.answered:
+    feedback_html = ""
+    if response.answered:  # earned: the key and every option's why
         ctx["fb"] = presentation.feedback(
             response.question, response.answer, response.score, seed=attempt.seed
         )
         ctx["self_mark_url"] = request.path
-    template = "quizzes/practice_question.html"
+        feedback_html = render_to_string("quizzes/_feedback.html", {**ctx, "focus_verdict": True})
+    last = position >= attempt.question_count
+    # The answer area, kept per language and shape with this learner's parts put in.
+    answer_html = pageshell.fragment(
+        "quizzes/practice_question.html#answer-area",
+        shape={},
+        values={
+            "inputs_html": render_to_string("quizzes/_inputs.html", ctx),
+            "feedback_html": feedback_html,
+            "certainty_html": ""
+            if response.answered
+            else render_to_string(
+                "progress/_certainty.html", {"response": response, "request": request}
+            ),
+            "error": error,
+            "save_url": reverse_ints("quizzes:practice_question", attempt.pk, position),
+            "next_url": ""
+            if last
+            else reverse_ints("quizzes:practice_question", attempt.pk, position + 1),
+            "done_url": reverse_ints("quizzes:practice_done", attempt.pk),
+        },
+        csrf_token=token,
+    )
     if request.htmx and request.method == "POST":
-        template += "#answer-area"
-    return render(request, template, ctx)
+        return HttpResponse(answer_html)
+    values = {
+        "position": position,
+        "question_count": attempt.question_count,
+        "body_html": _body_html(question, form_ctx, practice=True, words=_words(shown_in)),
+        "answer_html": answer_html,
+        "report_box": versioncache.report_box(request, question, token),
+    }
+    shape = {"shown_in": {k: v for k, v in shown_in.items() if k != "path"}}
+    return pageshell.render(
+        request, "quizzes/practice_question.html", ctx, shape=shape, values=values
+    )
 
 
 def practice_done(request, pk: int):
@@ -409,12 +457,10 @@ def exam_question(request, pk: int, position: int):
                 request,
                 "quizzes/exam_question.html#save-status",
                 {
-                    "response": response,
                     "error": error,
-                    "attempt": attempt,
+                    "saved_at": _saved_at(response),
                     "oob": True,
                     "nav_item": _nav_item(attempt, response),
-                    "position": position,
                 },
             )
         if not error:
@@ -425,27 +471,52 @@ def exam_question(request, pk: int, position: int):
             new = min(max(1, position + step), attempt.question_count)
             return redirect("quizzes:exam_question", pk=attempt.pk, position=new)
     nav = _navigator(attempt)
-    form_ctx = presentation.present(response.question, attempt.seed, answer)
-    return render(
+    question = response.question
+    form_ctx = presentation.present(question, attempt.seed, answer)
+    brief = _brief(attempt, response, nav)
+    seconds_left = attempt.seconds_left()
+    context = {"attempt": attempt, "response": response, "question": question, "form_ctx": form_ctx}
+    context["csrf_token"] = get_token(request)  # one masked token for the page's two forms
+    # Each request's values, put into the page kept per language and shape (core/pageshell.py).
+    values = {
+        "position": position,
+        "question_count": attempt.question_count,
+        "seconds_left": seconds_left,
+        "time_left": clock(seconds_left),
+        "summary_url": reverse_ints("quizzes:exam_summary", attempt.pk),
+        "save_url": reverse_ints("quizzes:exam_question", attempt.pk, position),
+        "flag_url": reverse_ints("quizzes:exam_flag", attempt.pk, position),
+        "brief_html": render_to_string(
+            "quizzes/_scenario_brief.html", {"brief": brief, "open": brief["first"]}
+        )
+        if brief
+        else "",
+        "body_html": _body_html(question, form_ctx, practice=False, words=_words(shown_in)),
+        "inputs_html": render_to_string("quizzes/_inputs.html", {**context, "error": error}),
+        "error": error,
+        "saved_at": _saved_at(response),
+        "nav_html": _navigator_html(nav, position),
+    }
+    shape = {
+        "first": position <= 1,
+        "last": position >= attempt.question_count,
+        "flagged": bool(response.flagged),
+        "shown_in": {k: v for k, v in shown_in.items() if k != "path"},
+        "oob": False,
+    }
+    return pageshell.render(
         request,
         "quizzes/exam_question.html",
-        {
-            "attempt": attempt,
-            "response": response,
-            "question": response.question,
-            "form_ctx": form_ctx,
-            "body_html": _body_html(
-                response.question, form_ctx, practice=False, words=_words(shown_in)
-            ),
-            "shown_in": shown_in,
-            "error": error,
-            "nav_html": _navigator_html(nav, position),
-            "brief": _brief(attempt, response, nav),
-            "position": position,
-            "seconds_left": attempt.seconds_left(),
-        },
+        context,
+        shape=shape,
+        values=values,
         status=422 if error else 200,
     )
+
+
+def _saved_at(response: Response) -> str:
+    """When the answer was saved, as the page says it (UTC, to the second)."""
+    return time_filter(localtime(response.answered_at), "H:i:s") if response.answered_at else ""
 
 
 @require_POST
@@ -464,9 +535,8 @@ def exam_flag(request, pk: int, position: int):
             request,
             "quizzes/exam_question.html#flag",
             {
-                "attempt": attempt,
-                "response": response,
-                "position": position,
+                "flag_url": reverse_ints("quizzes:exam_flag", attempt.pk, position),
+                "flagged": response.flagged,
                 "oob": True,
                 "nav_item": _nav_item(attempt, response),
             },
