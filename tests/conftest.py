@@ -14,8 +14,9 @@ from django.db.models.signals import post_migrate
 # examples, live in tests/fuzzing.py.
 from . import fuzzing  # noqa: F401
 
-# The SQLite test database: migrated once per set of migrations, then copied (tests/dbtemplate.py).
-pytest_plugins = ["tests.dbtemplate"]
+# The SQLite test database: migrated once per set of migrations, then copied (tests/dbtemplate.py);
+# the browser journeys and Playwright loaded only when a browser test can run (tests/selection.py).
+pytest_plugins = ["tests.dbtemplate", "tests.selection"]
 
 API_KEY = "sk-ant-test-secret-never-shown-0123456789"
 ROOT = Path(__file__).resolve().parent.parent
