@@ -8,6 +8,8 @@ from types import SimpleNamespace
 import pytest
 from django.conf import settings
 from django.db.models.signals import post_migrate
+from django.template.base import Template
+from django.test.utils import instrumented_test_render
 
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
 # HYPOTHESIS_PROFILE=ci); the profiles, and fuzz() for tests that name their own number of
@@ -51,6 +53,35 @@ def _instructors_group_after_a_flush(sender, using="default", **kwargs):
 
 
 post_migrate.connect(_instructors_group_after_a_flush, dispatch_uid="tests-instructors-group")
+
+#: Template rendering as Django defines it, before its test environment wraps it.
+_PLAIN_RENDER = Template._render
+assert _PLAIN_RENDER is not instrumented_test_render
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _templates_uninstrumented(django_test_environment):
+    """Django's test environment wraps every template render to send ``template_rendered``, and
+    the test client copies the context of each render (every include and widget) so that
+    ``response.context`` and ``response.templates`` can be read. Few tests read them: those are
+    marked ``template_context`` and get the instrumentation back; for the rest templates render
+    as in production (``response.context`` is None, ``response.templates`` empty)."""
+    instrumented = Template._render
+    Template._render = _PLAIN_RENDER
+    yield
+    Template._render = instrumented
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A test marked ``template_context`` runs with Django's template instrumentation."""
+    if not item.get_closest_marker("template_context"):
+        return (yield)
+    Template._render = instrumented_test_render
+    try:
+        return (yield)
+    finally:
+        Template._render = _PLAIN_RENDER
 
 
 @pytest.fixture(autouse=True)

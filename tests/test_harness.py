@@ -78,3 +78,36 @@ def test_a_browser_test_outside_tests_browser_stops_the_collection(pytestconfig)
     stray = _item(ROOT / "tests" / "test_stray.py", True)
     with pytest.raises(pytest.UsageError, match="test_stray.py"):
         selection.pytest_collection_modifyitems(pytestconfig, [*fine, stray])
+
+
+def _renders_seen(client) -> tuple[list[str], object]:
+    from django.template import engines
+    from django.test.signals import template_rendered
+
+    seen = []
+
+    def record(sender, template, **kwargs):
+        seen.append(template.name)
+
+    template_rendered.connect(record)
+    try:
+        engines["django"].from_string("{{ x }}").render({"x": 1})
+    finally:
+        template_rendered.disconnect(record)
+    return seen, client.get("/accounts/login/")
+
+
+def test_an_unmarked_test_renders_templates_without_djangos_instrumentation(client):
+    seen, response = _renders_seen(client)
+    assert response.status_code == 200
+    assert seen == []
+    assert response.context is None
+    assert response.templates == []
+
+
+@pytest.mark.template_context
+def test_a_test_marked_template_context_gets_the_instrumentation_and_response_context(client):
+    seen, response = _renders_seen(client)
+    assert len(seen) == 1  # the string template
+    assert "registration/login.html" in [t.name for t in response.templates]
+    assert "form" in response.context
