@@ -71,6 +71,15 @@ def pytest_collection_finish(session):
     gc.set_threshold(young, middle, 100)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """The browser journeys first, in pytest-randomly's order (this wrapper's end runs after its
+    shuffle): the long tests start while every xdist worker has work left, and the run ends on
+    short ones instead of one worker finishing a journey while the other waits."""
+    yield
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _templates_uninstrumented(django_test_environment):
     """Django's test environment wraps every template render to send ``template_rendered``, and
