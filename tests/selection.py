@@ -105,3 +105,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(
             f"tests marked browser must live in tests/browser/ (they run with Playwright): {strays}"
         )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """And every collected test of tests/browser/ carries the mark (its conftest adds it by path):
+    one without it would be skipped with the directory by ``-m "not browser"`` and never run."""
+    unmarked = [
+        item.nodeid
+        for item in session.items
+        if BROWSER_DIR in item.path.parents and not item.get_closest_marker("browser")
+    ]
+    if unmarked:
+        raise pytest.UsageError(f"tests in tests/browser/ must be marked browser: {unmarked}")

@@ -71,6 +71,15 @@ def _item(path: Path, browser: bool):
     )
 
 
+def test_a_test_in_tests_browser_without_the_mark_stops_the_collection():
+    marked = [_item(BROWSER_DIR / "test_xss.py", True), _item(ROOT / "tests" / "test_x.py", False)]
+    selection.pytest_collection_finish(SimpleNamespace(items=marked))
+
+    unmarked = _item(BROWSER_DIR / "test_unmarked.py", False)
+    with pytest.raises(pytest.UsageError, match="test_unmarked.py"):
+        selection.pytest_collection_finish(SimpleNamespace(items=[*marked, unmarked]))
+
+
 def test_a_browser_test_outside_tests_browser_stops_the_collection(pytestconfig):
     fine = [_item(BROWSER_DIR / "test_xss.py", True), _item(ROOT / "tests" / "test_x.py", False)]
     selection.pytest_collection_modifyitems(pytestconfig, fine)
