@@ -18,14 +18,12 @@ from pathlib import Path
 import pytest
 
 BROWSER_DIR = Path(__file__).resolve().parent / "browser"
+PLAYWRIGHT_PLUGIN = "pytest_playwright.pytest_playwright"
 _IN_BROWSER_DIR = str(BROWSER_DIR) + os.sep  # a string test: Path.parents costs µs per item
 
 
 def _in_browser_dir(item: pytest.Item) -> bool:
     return str(item.path).startswith(_IN_BROWSER_DIR)
-
-
-PLAYWRIGHT_PLUGIN = "pytest_playwright.pytest_playwright"
 
 
 def mark_expression_allows_browser(markexpr: str) -> bool:
