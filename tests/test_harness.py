@@ -120,3 +120,16 @@ def test_a_test_marked_template_context_gets_the_instrumentation_and_response_co
     assert len(seen) == 1  # the string template
     assert "registration/login.html" in [t.name for t in response.templates]
     assert "form" in response.context
+
+
+def test_the_browser_journeys_are_scheduled_first_in_the_order_they_were_shuffled_into():
+    from tests import conftest
+
+    a, b = _item(ROOT / "tests" / "test_a.py", False), _item(ROOT / "tests" / "test_b.py", False)
+    x, y = _item(BROWSER_DIR / "test_x.py", True), _item(BROWSER_DIR / "test_y.py", True)
+    items = [a, y, b, x]
+    hook = conftest.pytest_collection_modifyitems(items)
+    next(hook)  # pytest-randomly and the other plugins reorder and deselect here
+    with pytest.raises(StopIteration):
+        hook.send(None)
+    assert items == [y, x, a, b]
