@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup lint format bench bench-imports clean lock
+.PHONY: run test setup messages lint format bench bench-imports clean lock
 
 # Installs exactly the versions (and files, by hash) in requirements.lock; `make lock` rewrites it
 # from the ranges in pyproject.toml.
@@ -16,8 +16,17 @@ $(STAMP): requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	touch $(STAMP)
 
-setup: $(STAMP)
-	DEBUG=true $(PY) manage.py compilemessages --ignore=.venv --ignore=node_modules
+# The interface catalogues, each compiled when its .po is newer than its .mo (what compilemessages
+# runs, without starting Django when nothing changed).
+PO := $(wildcard locale/*/LC_MESSAGES/*.po)
+MO := $(PO:.po=.mo)
+
+$(MO): %.mo: %.po
+	msgfmt --check-format -o $@ $<
+
+messages: $(MO)
+
+setup: $(STAMP) messages
 	DEBUG=true $(PY) manage.py migrate --noinput
 	DEBUG=true $(PY) manage.py loadcontent
 
@@ -35,11 +44,13 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 # The suite runs on every core (pytest-xdist; each worker has its own test database);
-# `make test WORKERS=0` runs it in one process. Python writes its bytecode caches here even where
-# the environment says not to: every process of the suite would compile the project again.
+# `make test WORKERS=0` runs it in one process. It needs the installed venv and the compiled
+# catalogues, not the development database (`make run`'s migrate and loadcontent): every pytest
+# process makes its own test database. Python writes its bytecode caches here even where the
+# environment says not to: every process of the suite would compile the project again.
 WORKERS ?= auto
 test: export PYTHONDONTWRITEBYTECODE :=
-test: setup lint
+test: $(STAMP) messages lint
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest -n $(WORKERS)
 

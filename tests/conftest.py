@@ -1,5 +1,6 @@
 """Fixtures shared by the whole suite."""
 
+import gc
 import os
 import runpy
 from pathlib import Path
@@ -8,14 +9,17 @@ from types import SimpleNamespace
 import pytest
 from django.conf import settings
 from django.db.models.signals import post_migrate
+from django.template.base import Template
+from django.test.utils import instrumented_test_render
 
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
 # HYPOTHESIS_PROFILE=ci); the profiles, and fuzz() for tests that name their own number of
 # examples, live in tests/fuzzing.py.
 from . import fuzzing  # noqa: F401
 
-# The SQLite test database: migrated once per set of migrations, then copied (tests/dbtemplate.py).
-pytest_plugins = ["tests.dbtemplate"]
+# The SQLite test database: migrated once per set of migrations, then copied (tests/dbtemplate.py);
+# the browser journeys and Playwright loaded only when a browser test can run (tests/selection.py).
+pytest_plugins = ["tests.dbtemplate", "tests.selection"]
 
 API_KEY = "sk-ant-test-secret-never-shown-0123456789"
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +54,55 @@ def _instructors_group_after_a_flush(sender, using="default", **kwargs):
 
 
 post_migrate.connect(_instructors_group_after_a_flush, dispatch_uid="tests-instructors-group")
+
+#: Template rendering as Django defines it, before its test environment wraps it.
+_PLAIN_RENDER = Template._render
+assert _PLAIN_RENDER is not instrumented_test_render
+
+
+def pytest_collection_finish(session):
+    """What is alive once the tests are collected (Django, the project, every test module) lives
+    until the end: frozen, the garbage collector stops walking it again and again. And a full
+    collection waits for 100 younger ones instead of 10: the suite's full collections took about
+    a tenth of its CPU, cycles of garbage wait a little longer instead."""
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """The browser journeys first, in pytest-randomly's order (this wrapper's end runs after its
+    shuffle): the long tests start while every xdist worker has work left, and the run ends on
+    short ones instead of one worker finishing a journey while the other waits."""
+    yield
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _templates_uninstrumented(django_test_environment):
+    """Django's test environment wraps every template render to send ``template_rendered``, and
+    the test client copies the context of each render (every include and widget) so that
+    ``response.context`` and ``response.templates`` can be read. Few tests read them: those are
+    marked ``template_context`` and get the instrumentation back; for the rest templates render
+    as in production (``response.context`` is None, ``response.templates`` empty)."""
+    instrumented = Template._render
+    Template._render = _PLAIN_RENDER
+    yield
+    Template._render = instrumented
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A test marked ``template_context`` runs with Django's template instrumentation."""
+    if not item.get_closest_marker("template_context"):
+        return (yield)
+    Template._render = instrumented_test_render
+    try:
+        return (yield)
+    finally:
+        Template._render = _PLAIN_RENDER
 
 
 @pytest.fixture(autouse=True)

@@ -71,3 +71,11 @@ LIVE_JOBS = "inline"
 # Users are read from the database on every request, as in the embedded set-up, so the pinned
 # query counts mean the same with CACHE_URL; tests/test_usercache.py turns the cache on.
 USER_CACHE_SECONDS = 0
+
+# pytest keeps every log record of a test and shows them when it fails ("Captured log"); the
+# console handler would format and redact each INFO and WARNING line a second time into captured
+# stderr (every 404 and 403 of the access matrix writes one). Errors still reach the console.
+LOGGING = {
+    **LOGGING,  # noqa: F405
+    "handlers": {"console": {**LOGGING["handlers"]["console"], "level": "ERROR"}},  # noqa: F405
+}

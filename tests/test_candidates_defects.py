@@ -30,6 +30,7 @@ def _practice(client, **data):
     return Attempt.objects.latest("pk")
 
 
+@pytest.mark.template_context  # reads response.context
 def test_a_retake_is_practice_and_never_listed_or_charted_as_an_exam(client, bank, learner):
     client.force_login(learner)
     exam = _exam(client)
@@ -46,6 +47,7 @@ def test_a_retake_is_practice_and_never_listed_or_charted_as_an_exam(client, ban
     assert [a.pk for a in past] == [exam.pk]
 
 
+@pytest.mark.template_context  # reads response.context
 def test_an_old_exam_mode_retake_is_not_counted_either(client, bank, learner):
     client.force_login(learner)
     exam = _exam(client)
@@ -81,6 +83,7 @@ def test_practice_offers_the_sizes_candidates_ask_for(client, db):
         assert f'<option value="{n}"' in html
 
 
+@pytest.mark.template_context  # reads response.context
 def test_feedback_lists_the_options_in_the_order_the_question_showed_them(client, bank):
     attempt = _practice(client, count=40)
     r = next(r for r in attempt.responses.select_related("question") if r.question.kind == "single")

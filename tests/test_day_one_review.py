@@ -62,6 +62,7 @@ def test_study_ahead_serves_unmet_concepts_across_subtopics(client, bank):
     assert not second & {r.question.concept for r in rows}  # the next unmet ones come first
 
 
+@pytest.mark.template_context  # reads response.context
 def test_rating_a_flashcard_schedules_it_on_an_fsrs_card(client, settings, db):
     settings.PROGRESS_FSRS_FUZZ = False
     page = client.get("/review/cards/")

@@ -45,6 +45,7 @@ def test_starting_an_exam_sets_a_server_deadline(client, bank):
     assert attempt.deadline - attempt.started_at == timedelta(minutes=20)
 
 
+@pytest.mark.template_context  # reads response.context
 def test_a_reload_shows_the_same_remaining_time(client, bank):
     attempt = start_exam(client)
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() + timedelta(seconds=300))
@@ -53,6 +54,7 @@ def test_a_reload_shows_the_same_remaining_time(client, bank):
     assert 295 <= again <= first <= 300
 
 
+@pytest.mark.template_context  # reads response.context
 def test_option_order_is_shuffled_per_attempt_but_stable(client, bank):
     attempt = start_exam(client, count=60)
     r = attempt.responses.filter(question__kind="single").first()
@@ -177,6 +179,7 @@ def test_the_summary_lists_unanswered_and_flagged(client, bank):
     assert "5 not answered, 1 flagged" in html
 
 
+@pytest.mark.template_context  # reads response.context
 def test_results_by_subtopic_family_and_a_filtered_review(client, bank):
     attempt = start_exam(client, count=60)
     rs = list(attempt.responses.select_related("question").order_by("position"))

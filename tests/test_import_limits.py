@@ -85,6 +85,7 @@ def test_a_yaml_question_with_thousands_of_options_gets_one_message():
 # --- the cap fits our own full export ----------------------------------------------------------
 
 
+@pytest.mark.template_context  # reads response.context
 @pytest.mark.django_db
 def test_the_whole_bank_exported_as_xml_imports_back(author):
     make_bank(40)

@@ -95,6 +95,7 @@ def _fuzz_client() -> Client:
     return _CLIENTS[0]
 
 
+@pytest.mark.template_context  # reads response.context
 @pytest.mark.django_db
 @settings(
     deadline=None,
@@ -139,6 +140,7 @@ def _restart():
         cache.clear()
 
 
+@pytest.mark.template_context  # reads response.context
 @pytest.mark.django_db(transaction=True)  # the "restart" closes the connection
 @pytest.mark.parametrize("signed_in", [False, True])
 def test_a_mock_exam_survives_a_server_restart_mid_attempt(learner, signed_in):

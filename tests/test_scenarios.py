@@ -126,6 +126,7 @@ def test_the_real_bank_fills_a_32_item_ccaf_exam_for_any_seed(loaded):
         assert len(used) == len(set(used))
 
 
+@pytest.mark.template_context  # reads response.context
 def test_a_ccaf_exam_shows_briefs_and_reports_by_scenario(client, loaded):
     response = client.post("/exam/", {"format": "ccaf", "per_scenario": 5})
     assert response.status_code == 302, response.content

@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from django import forms
 from django.test.signals import template_rendered
 
@@ -32,6 +33,7 @@ def test_the_same_html_as_djangos_select_with_groups_a_selection_and_escaping():
     assert 'aria-describedby="id_notes_helptext"' in html
 
 
+@pytest.mark.template_context  # listens to template_rendered
 def test_a_select_of_many_options_is_one_template_render():
     many = [("Notes", [(f"n#{i}", f"Section {i}") for i in range(200)])]
     names: list[str] = []

@@ -17,6 +17,13 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
+def base_url():
+    """No base URL: every journey opens live_server's own. (pytest-playwright provides this
+    fixture from a hook that has already run when tests/selection.py registers the plugin.)"""
+    return None
+
+
+@pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: run .ci/run or set CHROMIUM_PATH")

@@ -1,0 +1,135 @@
+"""The suite's own machinery: what a run imports depends on what it selects."""
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests import selection
+from tests.selection import BROWSER_DIR, mark_expression_allows_browser, paths_reach_browser
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("markexpr", "allows"),
+    [
+        ("", True),
+        ("browser", True),
+        ("not browser", False),
+        ("not browser and not django_db", False),
+        ("django_db and not browser", False),
+        ("not slow", True),
+        ("browser or django_db", True),
+        ("not browser or django_db", True),  # a browser test that also uses the database
+        ("django_db and not (browser or slow)", False),
+        ("not (not browser)", True),
+        ("browser and not browser", False),
+        ("django_db(transaction=True)", True),
+        ("not (", True),  # malformed: pytest says so itself
+    ],
+)
+def test_a_mark_expression_rules_browser_tests_out_only_when_no_browser_test_can_match(
+    markexpr, allows
+):
+    assert mark_expression_allows_browser(markexpr) is allows
+
+
+@pytest.mark.parametrize(
+    ("args", "reaches"),
+    [
+        ([], True),
+        (["tests"], True),
+        (["."], True),
+        (["tests/browser"], True),
+        (["tests/browser/test_xss.py::test_x"], True),
+        (["tests/test_pages.py::test_healthz_is_plain_ok"], False),
+        (["tests/test_pages.py", "tests/contract"], False),
+        (["tests/test_pages.py", "tests/browser/test_xss.py"], True),
+        ([str(BROWSER_DIR / "test_xss.py")], True),
+    ],
+)
+def test_the_paths_given_reach_the_browser_tests_only_when_they_include_them(args, reaches):
+    assert paths_reach_browser(args, ROOT) is reaches
+
+
+def test_a_run_that_cannot_run_a_browser_test_never_imports_them_or_playwright(pytestconfig):
+    may_run = selection.browser_tests_may_run(pytestconfig)
+    registered = pytestconfig.pluginmanager.has_plugin(selection.PLAYWRIGHT_PLUGIN)
+    assert registered is may_run
+    if not may_run:
+        assert not [name for name in sys.modules if name.startswith("tests.browser")]
+        assert "playwright" not in sys.modules
+
+
+def _item(path: Path, browser: bool):
+    return SimpleNamespace(
+        nodeid=f"{path.name}::test_x",
+        path=path,
+        get_closest_marker=lambda name: object() if browser and name == "browser" else None,
+    )
+
+
+def test_a_test_in_tests_browser_without_the_mark_stops_the_collection():
+    marked = [_item(BROWSER_DIR / "test_xss.py", True), _item(ROOT / "tests" / "test_x.py", False)]
+    selection.pytest_collection_finish(SimpleNamespace(items=marked))
+
+    unmarked = _item(BROWSER_DIR / "test_unmarked.py", False)
+    with pytest.raises(pytest.UsageError, match="test_unmarked.py"):
+        selection.pytest_collection_finish(SimpleNamespace(items=[*marked, unmarked]))
+
+
+def test_a_browser_test_outside_tests_browser_stops_the_collection(pytestconfig):
+    fine = [_item(BROWSER_DIR / "test_xss.py", True), _item(ROOT / "tests" / "test_x.py", False)]
+    selection.pytest_collection_modifyitems(pytestconfig, fine)
+
+    stray = _item(ROOT / "tests" / "test_stray.py", True)
+    with pytest.raises(pytest.UsageError, match="test_stray.py"):
+        selection.pytest_collection_modifyitems(pytestconfig, [*fine, stray])
+
+
+def _renders_seen(client) -> tuple[list[str], object]:
+    from django.template import engines
+    from django.test.signals import template_rendered
+
+    seen = []
+
+    def record(sender, template, **kwargs):
+        seen.append(template.name)
+
+    template_rendered.connect(record)
+    try:
+        engines["django"].from_string("{{ x }}").render({"x": 1})
+    finally:
+        template_rendered.disconnect(record)
+    return seen, client.get("/accounts/login/")
+
+
+def test_an_unmarked_test_renders_templates_without_djangos_instrumentation(client):
+    seen, response = _renders_seen(client)
+    assert response.status_code == 200
+    assert seen == []
+    assert response.context is None
+    assert response.templates == []
+
+
+@pytest.mark.template_context
+def test_a_test_marked_template_context_gets_the_instrumentation_and_response_context(client):
+    seen, response = _renders_seen(client)
+    assert len(seen) == 1  # the string template
+    assert "registration/login.html" in [t.name for t in response.templates]
+    assert "form" in response.context
+
+
+def test_the_browser_journeys_are_scheduled_first_in_the_order_they_were_shuffled_into():
+    from tests import conftest
+
+    a, b = _item(ROOT / "tests" / "test_a.py", False), _item(ROOT / "tests" / "test_b.py", False)
+    x, y = _item(BROWSER_DIR / "test_x.py", True), _item(BROWSER_DIR / "test_y.py", True)
+    items = [a, y, b, x]
+    hook = conftest.pytest_collection_modifyitems(items)
+    next(hook)  # pytest-randomly and the other plugins reorder and deselect here
+    with pytest.raises(StopIteration):
+        hook.send(None)
+    assert items == [y, x, a, b]
