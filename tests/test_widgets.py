@@ -1,11 +1,15 @@
-"""core.widgets.Select writes the HTML Django's Select writes, with one template a render."""
+"""core.widgets.Select writes the HTML Django's Select writes, with one template a render; the
+project's form renderer writes the one-tag widgets in Python, the same HTML as Django's."""
 
 import re
 
+import pytest
 from django import forms
+from django.forms.renderers import DjangoTemplates
 from django.test.signals import template_rendered
+from django.utils.safestring import mark_safe
 
-from core.widgets import Select
+from core.widgets import _PYTHON, FormRenderer, Select
 
 CHOICES = [
     ("", "Choose…"),
@@ -47,3 +51,37 @@ def test_a_select_of_many_options_is_one_template_render():
     assert html.count("<option") == 200
     assert [n for n in names if "option" in n] == []
     assert names.count("core/widgets/select.html") == 1
+
+
+VALUES = [None, "", "plain", 'a "quoted" <b>&amp;</b> \' value', 0, 12.5, mark_safe("<i>safe</i>")]
+ATTRS = [
+    {},
+    {"rows": 3, "required": True, "disabled": False},
+    {"class": 'x" onclick="y', "aria-describedby": "id_stem_helptext", "list": "concept-options"},
+    {"placeholder": mark_safe("<safe>"), "data-n": 0, "checked": True},
+]
+
+
+@pytest.mark.parametrize("template_name", sorted(_PYTHON))
+def test_every_python_widget_writes_what_its_template_writes(template_name):
+    kind = template_name.rsplit("/", 1)[1].removesuffix(".html")
+    for value in VALUES:
+        for attrs in ATTRS:
+            widget = {"name": 'f<"x">', "type": kind, "value": value, "attrs": attrs}
+            context = {"widget": widget}
+            assert FormRenderer().render(template_name, context) == DjangoTemplates().render(
+                template_name, context
+            ), (value, attrs)
+
+
+def test_the_project_renders_forms_with_it():
+    class Form(forms.Form):
+        name = forms.CharField(max_length=5, help_text="h")
+        body = forms.CharField(widget=forms.Textarea)
+        ok = forms.BooleanField(required=False)
+        n = forms.IntegerField(widget=forms.HiddenInput)
+
+    form = Form({"name": '<script>"x"</script>', "body": "</textarea>", "ok": "on", "n": "3"})
+    assert isinstance(form.renderer, FormRenderer)
+    assert str(form) == form.render(renderer=DjangoTemplates())
+    assert "&lt;/textarea&gt;</textarea>" in str(form["body"])
