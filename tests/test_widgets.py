@@ -19,16 +19,17 @@ CHOICES = [
 ]
 
 
-def _html(widget: forms.Select, value) -> str:
+def _html(widget: forms.Select, value, renderer=None) -> str:
     attrs = {"id": "id_notes", "aria-describedby": "id_notes_helptext", "required": True}
-    html = widget.render("notes", value, attrs=attrs)
+    html = widget.render("notes", value, attrs=attrs, renderer=renderer)
     return re.sub(r">\s+<", "><", html.strip())
 
 
 def test_the_same_html_as_djangos_select_with_groups_a_selection_and_escaping():
     for value in ("", "loop#pause", "3", "not-offered"):
         ours, django = Select(choices=CHOICES), forms.Select(choices=CHOICES)
-        assert _html(ours, value) == _html(django, value)
+        for renderer in (None, DjangoTemplates()):  # in Python (the project's), from templates
+            assert _html(ours, value, renderer) == _html(django, value, DjangoTemplates())
     html = _html(Select(choices=CHOICES), "loop#pause")
     assert '<option value="loop#pause" selected>pause_turn</option>' in html
     assert "Stop &lt;reasons&gt; &amp; “why”" in html
@@ -36,7 +37,7 @@ def test_the_same_html_as_djangos_select_with_groups_a_selection_and_escaping():
     assert 'aria-describedby="id_notes_helptext"' in html
 
 
-def test_a_select_of_many_options_is_one_template_render():
+def test_a_select_of_many_options_is_one_template_render_at_most():
     many = [("Notes", [(f"n#{i}", f"Section {i}") for i in range(200)])]
     names: list[str] = []
 
@@ -46,11 +47,13 @@ def test_a_select_of_many_options_is_one_template_render():
     template_rendered.connect(record)
     try:
         html = Select(choices=many).render("notes", "n#7")
+        from_templates = Select(choices=many).render("notes", "n#7", renderer=DjangoTemplates())
     finally:
         template_rendered.disconnect(record)
-    assert html.count("<option") == 200
+    assert html == from_templates and html.count("<option") == 200
     assert [n for n in names if "option" in n] == []
-    assert names.count("core/widgets/select.html") == 1
+    # the project's renderer renders none at all; from the templates, one and its attributes
+    assert names == ["core/widgets/select.html", "django/forms/widgets/attrs.html"]
 
 
 VALUES = [None, "", "plain", 'a "quoted" <b>&amp;</b> \' value', 0, 12.5, mark_safe("<i>safe</i>")]
@@ -62,7 +65,7 @@ ATTRS = [
 ]
 
 
-@pytest.mark.parametrize("template_name", sorted(_PYTHON))
+@pytest.mark.parametrize("template_name", sorted(n for n in _PYTHON if "select" not in n))
 def test_every_python_widget_writes_what_its_template_writes(template_name):
     kind = template_name.rsplit("/", 1)[1].removesuffix(".html")
     for value in VALUES:
@@ -85,3 +88,24 @@ def test_the_project_renders_forms_with_it():
     assert isinstance(form.renderer, FormRenderer)
     assert str(form) == form.render(renderer=DjangoTemplates())
     assert "&lt;/textarea&gt;</textarea>" in str(form["body"])
+
+
+@pytest.mark.parametrize("widget_class", [forms.Select, Select])
+def test_a_select_in_python_writes_what_its_templates_write(widget_class):
+    class Other(forms.Select):
+        option_template_name = "django/forms/widgets/input_option.html"
+
+    choices = [*CHOICES, ("x", mark_safe("<b>safe</b>")), (2, 2.5), ("Empty group", [])]
+    choices.append(('A <group> & "x"', [("g", "G")]))
+    for value in ("", "loop#pause", "3", "2", None):
+        for attrs in ATTRS:
+            widget = widget_class(choices=choices, attrs=attrs)
+            context = widget.get_context("n<x>", value, {"id": "id_n"})
+            name = widget.template_name
+            assert FormRenderer().render(name, context) == DjangoTemplates().render(
+                name, context
+            ), (value, attrs)
+    # a select whose options have a template of their own is rendered from the templates
+    html = Other(choices=CHOICES).render("n", "")
+    assert html == Other(choices=CHOICES).render("n", "", renderer=DjangoTemplates())
+    assert "<option" not in html and "<label" in html
