@@ -109,3 +109,23 @@ def test_a_select_in_python_writes_what_its_templates_write(widget_class):
     html = Other(choices=CHOICES).render("n", "")
     assert html == Other(choices=CHOICES).render("n", "", renderer=DjangoTemplates())
     assert "<option" not in html and "<label" in html
+
+
+def test_the_editor_field_tag_links_label_help_and_errors_to_the_control():
+    from authoring.templatetags.editor import field
+
+    class Form(forms.Form):
+        stem = forms.CharField(max_length=3, help_text="Markdown & more.")
+        ok = forms.BooleanField(required=False)
+
+    form = Form({"stem": "<long>", "ok": "on"})
+    html = field(form["stem"], 'The <stem> "text"')
+    assert '<div class="field has-error">' in html
+    assert '<label for="id_stem">The &lt;stem&gt; &quot;text&quot;</label>' in html
+    assert 'aria-describedby="id_stem_helptext id_stem_error"' in html
+    assert '<p class="help muted" id="id_stem_helptext">Markdown &amp; more.</p>' in html
+    assert '<ul class="field-errors" id="id_stem_error"><li>Ensure this value' in html
+    assert 'value="&lt;long&gt;"' in html
+    check = field(form["ok"])
+    assert '<div class="field field-check">' in check and "field-errors" not in check
+    assert check.index("<input") < check.index('<label for="id_ok">Ok</label>')
