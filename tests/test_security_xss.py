@@ -193,20 +193,29 @@ def test_practice_json_answer(learner):
     Question.objects.exclude(pk=question.pk).update(status="draft")  # the module's world's
     client = Client()
     client.force_login(learner)
+
+    def start():
+        attempt = services.practice_start(
+            owner=services.Owner(learner, ""), subtopics=[], which="all", count=1
+        )
+        assert attempt.responses.get().question == question
+        return f"/practice/{attempt.pk}/1/", attempt.responses.get()
+
+    refused_url, unanswered = start()
     for payload in PAYLOADS:
-        # Not JSON: refused and echoed back (by htmx); JSON: saved, graded and shown again.
-        for text, headers in (
-            (payload, {"HX-Request": "true"}),
-            (json.dumps({"type": payload, "name": payload}), {}),
-        ):
-            attempt = services.practice_start(
-                owner=services.Owner(learner, ""), subtopics=[], which="all", count=1
-            )
-            assert attempt.responses.get().question == question
-            url = f"/practice/{attempt.pk}/1/"
-            response = client.post(url, {"text": text}, headers=headers)
-            assert response.status_code == 200
-            assert_inert(response.content.decode(), f"practice JSON answer {text!r}")
+        # Not JSON: refused and echoed back (by htmx). Nothing is saved, so the next payload
+        # meets the same unanswered question in the same attempt (checked each time).
+        response = client.post(refused_url, {"text": payload}, headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        assert_inert(response.content.decode(), f"practice JSON answer {payload!r}")
+        unanswered.refresh_from_db()
+        assert not unanswered.answered and unanswered.answer is None, payload
+        # JSON: saved, graded and shown again (a new attempt each time).
+        text = json.dumps({"type": payload, "name": payload})
+        url, _ = start()
+        response = client.post(url, {"text": text})
+        assert response.status_code == 200
+        assert_inert(response.content.decode(), f"practice JSON answer {text!r}")
         assert_inert(client.get(url).content.decode(), f"practice page after {text!r}")
 
 
