@@ -73,7 +73,7 @@ def parse_translation(data: object, lang: str, transcript: Outline) -> Prose:
             raise ValueError(f"{key} is not text")
     notes = data.get("notes")
     if notes is None:
-        notes = [None] * len(transcript.turns)
+        notes = [None] * len(transcript.notes)
     if not isinstance(notes, list):
         raise ValueError("notes is not a list")
     if len(notes) != len(transcript.notes):
