@@ -4,6 +4,7 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from studyapp import boot
 from studyapp.agentloop import sdk
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studyapp.settings")
@@ -12,3 +13,6 @@ application = get_asgi_application()
 # A server imports the anthropic SDK now, at boot, rather than in a worker's first request that
 # reads a transcript (management commands and tests import it only when they need it).
 sdk.load()
+
+# Last: what boot loaded is never walked by the garbage collector again (studyapp/boot.py).
+boot.settle()
