@@ -17,43 +17,9 @@ from django.test import Client
 
 from studyapp.sandbox.library import library
 from tests.access import MATRIX, client_as
-from tests.english_text import visible_text
+from tests.english_text import english_left
 
-#: Words that make a sentence English: none of them is a Polish word (so not "to", "a", "i",
-#: "on", "no", "do", "nie") and none is an API name.
-ENGLISH = frozenset(
-    """the and with your you this that are has have not from which when what will was were
-    been must should would could into than then there their they it's don't can't isn't
-    because before after every each""".split()  # noqa: SIM905 - a word list reads better as text
-)
-#: Short labels the code builds in English; a sentence test cannot see them.
-LABELS = [r"Table \d+"] + [re.escape(label) for label in (
-    "The diagram in words", "Your application", "(empty)", "(none)",
-    "in progress", "Needs review", "Disc. efficiency", "not answered", "Incorrect",
-    "Unanswered", "tool (a named tool)", "Uploaded response", "Untitled run",
-    "Refund inside the window", "Outside the window", "rules unknown for this model",
-    "Read stop_reason", "Call the Messages API", "Topic mock", "True", "False",
-)]  # fmt: skip
-#: Text that stays English on purpose: the factory bank's own question texts (test data, not
-#: interface) and product names.
-DATA = re.compile(
-    r"^(Stem of|General explanation of|Step (one|two|three|four)\b|Stop and use the answer$)"
-)
-#: Quoted examples (a tool's output, an error text) stay verbatim inside translated prose.
-QUOTED = re.compile(r"„[^”]*”|“[^”]*”|「[^」]*」|\"[^\"]*\"")
 PREFIXES = ("/pl", "/zh-hans")
-
-
-def english_left(html: str) -> list[str]:
-    found = []
-    for words in visible_text(html):
-        if DATA.match(words):
-            continue
-        tokens = {w.lower() for w in re.findall(r"[A-Za-z']+", QUOTED.sub("", words))}
-        if len(tokens & ENGLISH) >= 2:
-            found.append(words[:120])
-        found.extend(label for label in LABELS if re.search(rf"(?<!\w){label}", words))
-    return found
 
 
 @pytest.fixture

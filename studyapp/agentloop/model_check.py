@@ -77,12 +77,16 @@ class Violation:
     @property
     def sentence(self) -> str:
         """The message and what to do instead, as one text (for refusals and findings)."""
+        return str(self.phrase())
+
+    def phrase(self) -> Phrase:
+        """The sentence as a Phrase: worded when read, in the reader's language."""
         if not self.fix_text:
-            return self.message
-        fix = self.fix
-        return render(
-            gettext_noop("%(message)s Instead: %(fix)s"),
-            {"message": self.message, "fix": fix[:1].lower() + fix[1:]},
+            return Phrase(self.text, self.params)
+        fix = Phrase(self.fix_text, self.params, lower=True)
+        message = Phrase(self.text, self.params)
+        return Phrase(
+            gettext_noop("%(message)s Instead: %(fix)s"), {"message": message, "fix": fix}
         )
 
     def __str__(self) -> str:

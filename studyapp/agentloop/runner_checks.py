@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from . import bounded
+from .i18n import Phrase, english, gettext_noop
 
 #: The API's answer: as large as an upload, at most 64 levels deep.
 RESPONSE_LIMITS = bounded.UPLOAD
@@ -26,7 +27,12 @@ _TEXT_FIELDS = {"text": "text", "thinking": "thinking"}
 
 
 class ResponseError(ValueError):
-    """The API's answer is not a response the loop can use (the message says why)."""
+    """The API's answer is not a response the loop can use (the message says why, in English;
+    ``phrase``, where set, is the same as a message id, for the page)."""
+
+    def __init__(self, message: str = "", *, phrase: Phrase | None = None) -> None:
+        super().__init__(message)
+        self.phrase = phrase
 
 
 def read_body(body: bytes | str) -> dict[str, Any]:
@@ -38,46 +44,88 @@ def read_body(body: bytes | str) -> dict[str, Any]:
         if not text.startswith("The API's answer"):  # e.g. "NaN is not valid JSON."
             text = f"The API's answer is refused: {text}"
         raise ResponseError(text) from None
-    problem = response_problem(data)
-    if problem:
-        raise ResponseError(problem)
+    phrase = problem_phrase(data)
+    if phrase:
+        raise ResponseError(english(phrase.text, phrase.params), phrase=phrase)
     return clean_response(data)
 
 
 def response_problem(data: Any) -> str | None:
-    """Why ``data`` is not a Messages API response the loop can continue from, or None."""
+    """Why ``data`` is not a Messages API response the loop can continue from, or None (in
+    English; :func:`problem_phrase` has the same words as a message id, for the page)."""
+    phrase = problem_phrase(data)
+    return english(phrase.text, phrase.params) if phrase else None
+
+
+def problem_phrase(data: Any) -> Phrase | None:
+    """:func:`response_problem` as a Phrase: worded in the reader's language when shown (the
+    paths, types and field names in it are never translated)."""
     if not isinstance(data, dict):
-        return f"The API's answer is not a JSON object (it is {_kind(data)})."
+        return Phrase(
+            gettext_noop("The API's answer is not a JSON object (it is %(kind)s)."),
+            {"kind": _kind(data)},
+        )
     if data.get("type") not in (None, "message"):
-        return f"The API's answer has type {str(data.get('type'))[:40]!r}, not 'message'."
+        return Phrase(
+            gettext_noop("The API's answer has type %(type)s, not 'message'."),
+            {"type": repr(str(data.get("type"))[:40])},
+        )
     content = data.get("content")
     if not isinstance(content, list):
-        return f"The API's answer has content that is {_kind(content)}, not a list of blocks."
+        return Phrase(
+            gettext_noop("The API's answer has content that is %(kind)s, not a list of blocks."),
+            {"kind": _kind(content)},
+        )
     for i, block in enumerate(content):
         where = f"content[{i}]"
         if not isinstance(block, dict):
-            return f"The API's answer has {where} that is {_kind(block)}, not a block."
+            return Phrase(
+                gettext_noop("The API's answer has %(where)s that is %(kind)s, not a block."),
+                {"where": where, "kind": _kind(block)},
+            )
         kind = block.get("type")
         if not isinstance(kind, str) or not kind:
-            return f"The API's answer has {where} without a type."
+            return Phrase(
+                gettext_noop("The API's answer has %(where)s without a type."), {"where": where}
+            )
         if kind in ("tool_use", "server_tool_use"):
             for name in ("id", "name"):
                 if not isinstance(block.get(name), str) or not block.get(name):
-                    return f"The API's answer has a {kind} block ({where}) without a text {name}."
+                    return Phrase(
+                        gettext_noop(
+                            "The API's answer has a %(type)s block (%(where)s) without a text "
+                            "%(field)s."
+                        ),
+                        {"type": kind, "where": where, "field": name},
+                    )
             if not isinstance(block.get("input"), dict):
-                return (
-                    f"The API's answer has a {kind} block ({where}) whose input is "
-                    f"{_kind(block.get('input'))}, not an object."
+                return Phrase(
+                    gettext_noop(
+                        "The API's answer has a %(type)s block (%(where)s) whose input is "
+                        "%(kind)s, not an object."
+                    ),
+                    {"type": kind, "where": where, "kind": _kind(block.get("input"))},
                 )
         field = _TEXT_FIELDS.get(kind)
         if field and not isinstance(block.get(field), str):
-            return f"The API's answer has a {kind} block ({where}) whose {field} is not text."
+            return Phrase(
+                gettext_noop(
+                    "The API's answer has a %(type)s block (%(where)s) whose %(field)s is not text."
+                ),
+                {"type": kind, "where": where, "field": field},
+            )
     stop = data.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
-        return f"The API's answer has a stop_reason that is {_kind(stop)}, not text."
+        return Phrase(
+            gettext_noop("The API's answer has a stop_reason that is %(kind)s, not text."),
+            {"kind": _kind(stop)},
+        )
     usage = data.get("usage")
     if usage is not None and not isinstance(usage, dict):
-        return f"The API's answer has usage that is {_kind(usage)}, not an object."
+        return Phrase(
+            gettext_noop("The API's answer has usage that is %(kind)s, not an object."),
+            {"kind": _kind(usage)},
+        )
     return None
 
 
@@ -111,12 +159,24 @@ def _drop_none(value: Any) -> Any:
     return root[0]
 
 
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "text", bool: "true/false", type(None): "null"}
-    for cls, name in names.items():
+_KINDS = {
+    dict: gettext_noop("an object"),
+    list: gettext_noop("a list"),
+    str: gettext_noop("text"),
+    bool: gettext_noop("true/false"),
+    type(None): "null",
+}
+
+
+def _kind(value: Any) -> Phrase | str:
+    """What JSON ``value`` is, in words (a Phrase, translated when read; null and a Python
+    type's name stay as they are)."""
+    for cls, name in _KINDS.items():
         if type(value) is cls:
-            return name
-    return "a number" if isinstance(value, int | float) else type(value).__name__
+            return Phrase(name) if name != "null" else name
+    return (
+        Phrase(gettext_noop("a number")) if isinstance(value, int | float) else type(value).__name__
+    )
 
 
 def approx_tokens(value: Any) -> int:

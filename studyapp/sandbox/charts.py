@@ -1,7 +1,22 @@
 """A small SVG bar chart of the context size per turn, with a table as its text alternative."""
 
+from django.utils.formats import number_format
 from django.utils.html import escape
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import get_language, gettext, gettext_noop, ngettext, pgettext
+
+#: Chinese counts large numbers in ten thousands (万/萬), not in thousands.
+TEN_THOUSANDS = {"zh-hans": "万", "zh-hant": "萬"}
+#: The markers' words (the chart translates them when it draws them).
+COMPACTED, CLEARED = gettext_noop("compacted"), gettext_noop("cleared")
+
+
+def _english() -> bool:
+    return (get_language() or "en") == "en"
+
+
+def _number(n: int) -> str:
+    """A whole number as the page's language writes it (English: as before, not grouped)."""
+    return str(n) if _english() else number_format(n, force_grouping=True)
 
 
 def context_chart(series: list[dict], current: int, url_for, markers=None) -> str:
@@ -27,7 +42,7 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
                 "including output. The table below lists every value.",
                 len(series),
             )
-            % {"n": len(series), "top": top}
+            % {"n": len(series), "top": _number(top)}
         )
         + "</desc>",
         f'<line class="c-axis" x1="{pad}" y1="{height}" x2="{width - pad}" y2="{height}"/>',
@@ -42,7 +57,7 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
             f'<a href="{escape(url_for(row["step"] + 1))}" aria-label="'
             + escape(
                 gettext("Step %(n)s: %(tokens)s input tokens")
-                % {"n": row["step"] + 1, "tokens": row["context_tokens"]}
+                % {"n": row["step"] + 1, "tokens": _number(row["context_tokens"])}
             )
             + '">'
             f'<rect class="{cls}" data-step="{row["step"]}" x="{x:.1f}" y="{height - h_in:.1f}" '
@@ -79,14 +94,30 @@ def context_chart(series: list[dict], current: int, url_for, markers=None) -> st
         parts.append(
             f'<line class="c-marker" x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{height}" '
             'stroke-dasharray="4 3"/>'
-            f'<text class="c-label c-marker-label" x="{x + 2:.1f}" y="24">{escape(label)}</text>'
+            f'<text class="c-label c-marker-label" x="{x + 2:.1f}" y="24">'
+            f"{escape(gettext(label))}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _short(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+    """The axis's top value, short: 12.3k in English (as before), 12,3 tys. in Polish, 1.2万 in
+    Simplified Chinese; the decimal separator is the language's."""
+    if _english():
+        return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+    unit = TEN_THOUSANDS.get(get_language() or "")
+    if unit:
+        return f"{_one_decimal(n / 10_000)}{unit}" if n >= 10_000 else _number(n)
+    if n < 1000:
+        return str(n)
+    # Translators: an axis label, a number of thousands of tokens written short ("12.3k")
+    return pgettext("thousands, short", "%(n)sk") % {"n": _one_decimal(n / 1000)}
+
+
+def _one_decimal(x: float) -> str:
+    # rounded as the English label is (number_format alone would cut the digits off)
+    return number_format(float(f"{x:.1f}"), 1)
 
 
 def context_markers(turns) -> dict[int, str]:
@@ -95,8 +126,8 @@ def context_markers(turns) -> dict[int, str]:
     for turn in turns:
         response = turn.response
         if any(b.type == "compaction" for b in turn.blocks):
-            out[turn.index] = "compacted"
+            out[turn.index] = COMPACTED
         cm = response.get("context_management")
         if isinstance(cm, dict) and cm.get("applied_edits"):
-            out[turn.index] = "cleared"
+            out[turn.index] = CLEARED
     return out

@@ -4,6 +4,8 @@ from django.utils.translation import pgettext_lazy
 
 from core.i18n import generated
 
+from .words import said
+
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 
 
@@ -106,16 +108,16 @@ def model_thinking(model: str, choice: str, budget: int) -> dict | None:
     off = models.thinking_off(model)
     if off is None:
         rules = models.get_model(model)
-        raise forms.ValidationError(
-            f"{model} cannot turn thinking off: "
-            + (
-                'it always thinks, and thinking {"type": "disabled"} is a 400 there. Keep '
-                "thinking on, or pick a model that can turn it off (claude-haiku-5-5 accepts "
-                '{"type": "disabled"}, claude-sonnet-5-5 {"type": "between_tools"}).'
-                if rules
-                else "rules unknown for this model."
+        if rules:
+            words = _(
+                '%(model)s cannot turn thinking off: it always thinks, and thinking {"type": '
+                '"disabled"} is a 400 there. Keep thinking on, or pick a model that can turn it '
+                'off (claude-haiku-5-5 accepts {"type": "disabled"}, claude-sonnet-5-5 {"type": '
+                '"between_tools"}).'
             )
-        )
+        else:
+            words = _("%(model)s cannot turn thinking off: rules unknown for this model.")
+        raise forms.ValidationError(words % {"model": model})
     return off or None
 
 
@@ -234,7 +236,7 @@ class LiveForm(forms.Form):
                 }
             )
         except (catalogue.ToolChoiceError, runner.RunnerError) as e:
-            raise forms.ValidationError(str(e)) from None
+            raise forms.ValidationError(said(e)) from None
         request = {"model": model, "max_tokens": data["max_tokens"], "tool_choice": choice}
         if thinking:
             request["thinking"] = thinking

@@ -37,8 +37,9 @@ from concurrent.futures import ThreadPoolExecutor
 from django.conf import settings
 from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from studyapp.agentloop import demo, runner, runner_checks
+from studyapp.agentloop import demo, i18n, runner, runner_checks
 from studyapp.agentloop.redact import redact
 
 from . import live as services
@@ -48,6 +49,20 @@ log = logging.getLogger(__name__)
 
 LEASE_S = runner.CALL_TIMEOUT_S + 30  # one call's SDK timeout, plus the time to save it
 TEXT_FLUSH_S = 0.5  # how often the streamed text is written for the page to follow
+
+# A job's error is stored in English (``error``) and as a message id (``error_msg``), so that the
+# page words it in its own language: the worker runs with no language active.
+WORKER_DIED = gettext_noop(
+    "The worker running this call stopped before it finished. The tokens it could have used "
+    "were counted; nothing else was lost: step again."
+)
+NOT_PICKED_UP = gettext_noop(
+    "No worker picked this call up in time (the server is busy). Step again."
+)
+SERVER_ERROR = gettext_noop(
+    "The call could not be completed because of an error on this server. Step again."
+)
+STOPPED_BY_LEARNER = gettext_noop("Stopped by the learner.")
 
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
@@ -85,15 +100,16 @@ def expire_stale(live: LiveRun | None = None) -> int:
     n = jobs.filter(status=LiveJob.RUNNING, lease_until__lt=now).update(
         status=LiveJob.FAILED,
         finished_at=now,
-        error="The worker running this call stopped before it finished. The tokens it could "
-        "have used were counted; nothing else was lost: step again.",
+        error=WORKER_DIED,
+        error_msg=i18n.dump(WORKER_DIED),
     )
     n += jobs.filter(
         status=LiveJob.QUEUED, created_at__lt=now - dt.timedelta(seconds=queue_stale_s())
     ).update(
         status=LiveJob.FAILED,
         finished_at=now,
-        error="No worker picked this call up in time (the server is busy). Step again.",
+        error=NOT_PICKED_UP,
+        error_msg=i18n.dump(NOT_PICKED_UP),
     )
     return n
 
@@ -199,16 +215,26 @@ def run_job(job_pk: int, *, api_key: str | None = None) -> None:
 def run_claimed(job_pk: int, *, api_key: str | None = None) -> None:
     job = LiveJob.objects.select_related("live").get(pk=job_pk)
     try:
-        error = _run(job, api_key)
+        error, error_msg = _run(job, api_key)
     except Exception as exc:  # a bug must not leave the job running until its lease ends
         log.error("live job %s failed: %s", job_pk, redact(f"{type(exc).__name__}: {exc}", api_key))
-        error = "The call could not be completed because of an error on this server. Step again."
+        error, error_msg = SERVER_ERROR, i18n.dump(SERVER_ERROR)
     LiveJob.objects.filter(pk=job_pk).update(
         status=LiveJob.FAILED if error else LiveJob.DONE,
         error=redact(error, api_key),
+        # a reason without a message id reads as it is stored (English)
+        error_msg=_redacted(error_msg, api_key) if error else None,
         text="",
         finished_at=timezone.now(),
     )
+
+
+def _redacted(msg: dict | None, api_key: str | None) -> dict | None:
+    """The message's values with the key taken out, as the English text is."""
+    if msg is None:
+        return None
+    params = {k: redact(v, api_key) if isinstance(v, str) else v for k, v in msg["params"].items()}
+    return {**msg, "params": params}
 
 
 def _cancelled(job: LiveJob) -> bool:
@@ -249,16 +275,17 @@ def _spent_by(result: runner.StepResult, run: runner.Run, reserved: int) -> int:
     return reserved  # timeout, connection lost, 5xx, an unreadable answer: assume the worst
 
 
-def _run(job: LiveJob, api_key: str | None) -> str:
+def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
+    """Make the job's calls; what stopped it early, in English and as a message id."""
     live = job.live
     try:
         client = runner.make_client(api_key=api_key)
         run = runner.Run.from_state(client, live.state, demo.make_handlers())
     except runner.RunnerError as e:
-        return str(e)
+        return str(e), e.msg
     text = _Text(job)
     tool_results = job.tool_results
-    message = ""
+    message, message_msg = "", None
     while True:
         if _cancelled(job):
             break  # stopped below
@@ -269,7 +296,9 @@ def _run(job: LiveJob, api_key: str | None) -> str:
             reserved = runner_checks.worst_case_tokens(run)
             refusal = services.reserve(job.payer, reserved, day)
             if refusal:
-                message = refusal
+                message, message_msg = services.allowance_words(
+                    services.tokens_today(job.payer), reserved
+                )
                 break
         LiveJob.objects.filter(pk=job.pk).update(
             lease_until=timezone.now() + dt.timedelta(seconds=LEASE_S)
@@ -280,7 +309,7 @@ def _run(job: LiveJob, api_key: str | None) -> str:
         except runner.RunnerError as e:
             if reserved:
                 services.settle(job.payer, day, reserved, 0)
-            message = str(e)
+            message, message_msg = str(e), e.msg
             break
         tool_results = None
         spent = _spent_by(result, run, reserved)
@@ -294,6 +323,6 @@ def _run(job: LiveJob, api_key: str | None) -> str:
         if not job.to_end or result.kind != "response":
             break
     if not run.ended_by and _cancelled(job):  # "Stop the run" pressed during the last call
-        run.stop("Stopped by the learner.")
+        run.stop(STOPPED_BY_LEARNER)
         services.save_state(live, run, None)
-    return message
+    return message, message_msg

@@ -10,9 +10,10 @@ from django.contrib.humanize.templatetags.humanize import intcomma
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from studyapp.agentloop import demo, runner
+from studyapp.agentloop import i18n as agent_i18n
 from studyapp.agentloop.transcript import parse_transcript
 
 from .library import Run, build_run
@@ -47,14 +48,30 @@ def tokens_today(payer: str, now: dt.datetime | None = None) -> int:
     return row.tokens if row else 0
 
 
+ALLOWANCE_REFUSAL = gettext_noop(
+    "Not sent: the next call could use up to %(worst)s tokens (its input so far plus "
+    "max_tokens), and %(used)s of today's live-mode allowance of %(cap)s tokens are used. "
+    "It resets at midnight UTC; bring your own API key to go on now, or read the recorded "
+    "library."
+)
+
+
 def allowance_refusal(used: int, worst_case: int) -> str:
     """Why a call is not sent on the server's key, in the page's language, numbers grouped."""
-    return gettext(
-        "Not sent: the next call could use up to %(worst)s tokens (its input so far plus "
-        "max_tokens), and %(used)s of today's live-mode allowance of %(cap)s tokens are used. "
-        "It resets at midnight UTC; bring your own API key to go on now, or read the recorded "
-        "library."
-    ) % {"worst": intcomma(worst_case), "used": intcomma(used), "cap": intcomma(daily_cap())}
+    return gettext(ALLOWANCE_REFUSAL) % {
+        "worst": intcomma(worst_case),
+        "used": intcomma(used),
+        "cap": intcomma(daily_cap()),
+    }
+
+
+def allowance_words(used: int, worst_case: int) -> tuple[str, dict]:
+    """The same refusal in English (numbers grouped) and as a message id with its values, for
+    the job worker, which runs in no language: the page words it in its own."""
+    values = {"worst": worst_case, "used": used, "cap": daily_cap()}
+    return agent_i18n.english(ALLOWANCE_REFUSAL, runner.grouped(values)), agent_i18n.dump(
+        ALLOWANCE_REFUSAL, values
+    )
 
 
 def reserve(payer: str, tokens: int, day: dt.date) -> str:

@@ -98,7 +98,9 @@ class LiveJob(models.Model):
     cancel = models.BooleanField(default=False)  # "Stop the run" pressed while it runs
     text = models.TextField(blank=True)  # the streamed text of the call in progress
     calls = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)  # why it failed, in words
+    error = models.TextField(blank=True)  # why it failed, in words (English)
+    # the same as a message id and its values (agentloop.i18n.dump): worded in the page's language
+    error_msg = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 

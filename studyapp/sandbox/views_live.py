@@ -6,24 +6,23 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core import i18n
 from core.owners import get_owner
 from studyapp.agentloop import demo, models, runner, runner_checks
-from studyapp.agentloop.i18n import render as i18n_words
 
 from . import jobs, keys
 from . import live as services
 from .forms import ForkForm, LiveForm, OwnKeyForm
 from .models import LiveJob, LiveRun
 from .views import step_context
+from .words import said, stored_words
 
 RUN_END_RULES = {"loop-ignores-stop-reason", "max-tokens-as-done", "cap-only-stop"}
 
@@ -86,7 +85,7 @@ def live_index(request):
                     options=form.cleaned_data["options"],
                 )
             except (runner.RunnerError, ValueError) as e:
-                form.add_error(None, str(e))
+                form.add_error(None, said(e))
             else:
                 if own:
                     keys.remember(request, live.pk, own)
@@ -131,23 +130,21 @@ def _damaged(request, live, error) -> HttpResponse:
     return render(
         request,
         "sandbox/live_damaged.html",
-        {"live": live, "error": str(error)},
+        {"live": live, "error": said(error)},
     )
 
 
 def ended_words(run) -> str:
     """How the run ended, in the page's language where the runner kept a message id (the
-    guards' reasons); the runner's English otherwise."""
-    msg = getattr(run, "ended_reason_msg", None)
-    if not msg or i18n.current() == i18n.DEFAULT:
-        return run.ended_reason
-    params = {
-        k: number_format(v, force_grouping=True)
-        if isinstance(v, int) and not isinstance(v, bool)
-        else v
-        for k, v in msg["params"].items()
-    }
-    return i18n_words(msg["text"], params)  # translated; a broken translation falls back
+    guards' and the stop_reason's reasons, a stop); the runner's English otherwise."""
+    return stored_words(getattr(run, "ended_reason_msg", None), run.ended_reason)
+
+
+def error_words(error: dict | None) -> str:
+    """A failed call's message (``live.last_error``, a StepError's dict) in the page's language."""
+    if not error:
+        return ""
+    return stored_words(error.get("msg"), str(error.get("message") or ""))
 
 
 def live_run(request, pk: int):
@@ -186,7 +183,10 @@ def live_run(request, pk: int):
         "run": run,
         "job": job if active else None,
         "ended_words": ended_words(run),
-        "job_failed": job.error if job is not None and job.status == LiveJob.FAILED else "",
+        "last_error_words": error_words(live.last_error),
+        "job_failed": stored_words(job.error_msg, job.error)
+        if job is not None and job.status == LiveJob.FAILED
+        else "",
         "enabled": not refusal,
         "refusal": refusal,
         "own_key": own,
@@ -204,7 +204,7 @@ def live_run(request, pk: int):
         if run.status != "ended"
         else "",
         "fork_form": ForkForm(initial={"at_step": len(run.turns)}, model=model),
-        "model_status": rules.status_text() if rules else "rules unknown for this model",
+        "model_status": rules.status_text() if rules else _("rules unknown for this model"),
         "tokens_today": services.tokens_today(payer),
         "daily_cap": services.daily_cap(),
     }
@@ -229,6 +229,7 @@ def live_steps(request, pk: int, n: int):
         return redirect("sandbox:live_run", pk=pk)
     ctx = step_context(request, sandbox_run, n)
     ctx["live"] = live
+    ctx["ended_words"] = ended_words(services.load(live))  # a guard's reason, as on the run page
     partial = request.htmx and not request.htmx.history_restore_request
     return render(request, "sandbox/step.html#stepper" if partial else "sandbox/step.html", ctx)
 
@@ -239,8 +240,8 @@ def _tool_results(request, run) -> dict:
         content = request.POST.get(f"result-{block['id']}", "")
         if len(content) > runner.MAX_RESULT_CHARS:
             raise runner.RunnerError(
-                f"The result for {block['id']} is longer than {runner.MAX_RESULT_CHARS:,} "
-                "characters."
+                _("The result for %(id)s is longer than %(limit)s characters.")
+                % {"id": block["id"], "limit": intcomma(runner.MAX_RESULT_CHARS)}
             )
         results[block["id"]] = {
             "content": content,
@@ -263,9 +264,9 @@ def live_step(request, pk: int):
             tool_results = _tool_results(request, run)
             run._accept_results(run.pending_tool_uses, tool_results)  # refused here, in words
         elif run.status == "awaiting_tool_results":
-            raise runner.RunnerError("Write the tool results first, then send them.")
+            raise runner.RunnerError(_("Write the tool results first, then send them."))
         if run.status == "ended":
-            raise runner.RunnerError("The run has ended; fork it to go on.")
+            raise runner.RunnerError(_("The run has ended; fork it to go on."))
         source, payer, own = who_pays(request, live)
         if source == "server":
             worst = runner_checks.worst_case_tokens(run)
@@ -281,7 +282,7 @@ def live_step(request, pk: int):
             api_key=own,
         )
     except (services.LiveError, runner.RunnerError) as e:
-        messages.error(request, str(e))
+        messages.error(request, said(e))
     return redirect("sandbox:live_run", pk=pk)
 
 
@@ -325,9 +326,9 @@ def live_stop(request, pk: int):
         messages.info(request, _("The run stops after the call in progress."))
     else:
         try:
-            services.live_stop(live=live, reason="Stopped by the learner.")
+            services.live_stop(live=live, reason=jobs.STOPPED_BY_LEARNER)
         except runner.RunnerError as e:
-            messages.error(request, str(e))
+            messages.error(request, said(e))
     return redirect("sandbox:live_run", pk=pk)
 
 
@@ -337,7 +338,7 @@ def live_fork(request, pk: int):
     try:
         model = services.load(live).effective_params.get("model", "")
     except runner.RunnerError as e:
-        messages.error(request, _("Can't fork this run: %(error)s") % {"error": e})
+        messages.error(request, _("Can't fork this run: %(error)s") % {"error": said(e)})
         return redirect("sandbox:live_run", pk=pk)
     form = ForkForm(request.POST, model=model)
     if not form.is_valid():
@@ -356,7 +357,7 @@ def live_fork(request, pk: int):
             changes=changes,
         )
     except (runner.RunnerError, ValueError) as e:
-        messages.error(request, _("Can't fork there: %(error)s") % {"error": e})
+        messages.error(request, _("Can't fork there: %(error)s") % {"error": said(e)})
         return redirect("sandbox:live_run", pk=pk)
     own = keys.own_key(request, live.pk)
     if own:
@@ -370,7 +371,7 @@ def live_save(request, pk: int):
     try:
         saved = services.live_save(owner=get_owner(request), live=_live(request, pk))
     except runner.RunnerError as e:
-        messages.error(request, _("Can't save this run: %(error)s") % {"error": e})
+        messages.error(request, _("Can't save this run: %(error)s") % {"error": said(e)})
         return redirect("sandbox:live_run", pk=pk)
     messages.success(request, _("Saved to your runs as “%(title)s”.") % {"title": saved.title})
     return redirect("sandbox:upload_steps", pk=saved.pk, n=1)

@@ -8,8 +8,8 @@ from typing import Any
 
 from .. import catalogue, i18n
 from .. import models as model_catalogue
+from ..i18n import Phrase, render
 from ..i18n import gettext_noop as _  # makemessages extracts _(...) (see i18n.py)
-from ..i18n import render
 
 DOC_PARALLEL = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use"
 DOC_WEBSEARCH = "https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool"
@@ -260,6 +260,10 @@ class Finding:
     def message(self) -> str:
         """The plain words in the active language (English where no translator is set)."""
         return render(self.text, self.params)
+
+    def phrase(self) -> Phrase:
+        """The plain words as a Phrase, to be worded later in the reader's language."""
+        return Phrase(self.text, self.params)
 
     @property
     def title(self) -> str:

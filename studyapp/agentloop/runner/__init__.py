@@ -66,6 +66,12 @@ not an object: ``runner_checks.response_problem``) is a StepError of kind ``bad_
 same way; no such answer is ever added to a run. Messages are passed through ``redact()``.
 Text already passed to ``on_text`` by a failed streaming call is not part of the run.
 
+Texts the runner writes (``ended_reason``, ``StepError.message``, ``str(RunnerError)``) are
+English whatever language is active, and each also comes as a message id with its values
+(``run.ended_reason_msg``, ``StepError.msg``, ``RunnerError.msg``: ``i18n.dump`` data, None where
+there is none), which the page words in its own language (``i18n.load``; the sandbox's
+``views_live.stored_words``). The API's own error text is a value, never translated.
+
 Tool handlers are ``handler(tool_input: dict, context: dict) -> ToolOutput``; ``context`` is a
 JSON-safe dict kept in the run state (the demo records the verified customer there).
 
@@ -122,7 +128,15 @@ from .params import (
     model_refusal,
     validate_params,
 )
-from .results import Handler, StepError, StepResult, ToolOutput, _result_block, structured_error
+from .results import (
+    Handler,
+    StepError,
+    StepResult,
+    ToolOutput,
+    _result_block,
+    grouped,
+    structured_error,
+)
 from .state import StateMixin
 from .tools import ToolsMixin
 
@@ -169,6 +183,7 @@ __all__ = [
     "conversation",
     "describe_error",
     "fork",
+    "grouped",
     "make_client",
     "model_refusal",
     "structured_error",

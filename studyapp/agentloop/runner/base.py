@@ -6,9 +6,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .. import i18n
 from .limits import MAX_ERRORS_KEPT, Guards
 from .params import _action, _tokens, _tool_uses, conversation
-from .results import Handler, StepError, StepResult
+from .results import Handler, StepError, StepResult, grouped
 
 
 class RunBase:
@@ -109,9 +110,5 @@ class RunBase:
     def _end_with(self, by: str, text: str, values: Mapping[str, Any]) -> None:
         """End the run with ``text`` (a %-template marked for translation) and its ``values``:
         kept in English (whole numbers grouped, as before) and as a message id for the page."""
-        english = {
-            k: f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else v
-            for k, v in values.items()
-        }
-        self._end(by, text % english)
-        self.ended_reason_msg = {"text": text, "params": dict(values)}
+        self._end(by, i18n.english(text, grouped(values)))
+        self.ended_reason_msg = i18n.dump(text, values)

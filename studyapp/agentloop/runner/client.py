@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import Phrase, dump, english, gettext_noop
 from ..redact import redact
 from .limits import RunnerError
 from .results import StepError
@@ -26,7 +27,9 @@ def make_client(*, max_retries: int = 0, api_key: str | None = None) -> anthropi
     if api_key:
         return anthropic.Anthropic(api_key=api_key, max_retries=max_retries)
     if not api_key_configured():
-        raise RunnerError("Live mode is off: ANTHROPIC_API_KEY is not set on the server.")
+        raise RunnerError.worded(
+            gettext_noop("Live mode is off: ANTHROPIC_API_KEY is not set on the server.")
+        )
     return anthropic.Anthropic(max_retries=max_retries)
 
 
@@ -49,27 +52,39 @@ _ERROR_KINDS = {
     529: "overloaded",
 }
 _ERROR_WORDS = {
-    "invalid_request": "The API rejected the request",
-    "authentication": "The API key was not accepted; check ANTHROPIC_API_KEY on the server",
-    "permission": "The API key may not use this model or feature",
-    "not_found": "The API does not know this model or endpoint",
-    "request_too_large": "The request is too large for the API",
-    "rate_limit": "Rate limited: too many requests or tokens for now. Wait a moment, then step "
-    "again",
-    "overloaded": "The API is overloaded right now. Step again in a little while",
-    "api_error": "The API had an internal error. Step again in a little while",
+    "invalid_request": gettext_noop("The API rejected the request"),
+    "authentication": gettext_noop(
+        "The API key was not accepted; check ANTHROPIC_API_KEY on the server"
+    ),
+    "permission": gettext_noop("The API key may not use this model or feature"),
+    "not_found": gettext_noop("The API does not know this model or endpoint"),
+    "request_too_large": gettext_noop("The request is too large for the API"),
+    "rate_limit": gettext_noop(
+        "Rate limited: too many requests or tokens for now. Wait a moment, then step again"
+    ),
+    "overloaded": gettext_noop("The API is overloaded right now. Step again in a little while"),
+    "api_error": gettext_noop("The API had an internal error. Step again in a little while"),
 }
+#: The framing around the API's own words (quoted verbatim: ``api_message`` is never translated).
+WITH_API_MESSAGE = gettext_noop("%(words)s (HTTP %(status)s %(type)s): %(api_message)s")
+WITHOUT_API_MESSAGE = gettext_noop("%(words)s (HTTP %(status)s %(type)s).")
 
 
 def describe_error(exc: anthropic.APIError, *, secret: str | None = None) -> StepError:
     """A plain-words StepError for an SDK exception (the API key is never part of it)."""
     import anthropic
 
+    keys = (secret, os.environ.get("ANTHROPIC_API_KEY"))
+    values: dict[str, Any] = {}
     if isinstance(exc, anthropic.APITimeoutError):
-        kind, status, text = "timeout", None, "The API did not answer in time. Step again."
+        kind, status, text = (
+            "timeout",
+            None,
+            gettext_noop("The API did not answer in time. Step again."),
+        )
     elif isinstance(exc, anthropic.APIConnectionError):
         kind, status = "connection", None
-        text = (
+        text = gettext_noop(
             "Could not connect to the Messages API. Check ANTHROPIC_BASE_URL and the network, "
             "then step again."
         )
@@ -80,12 +95,15 @@ def describe_error(exc: anthropic.APIError, *, secret: str | None = None) -> Ste
         raw_error = body.get("error")
         error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
         api_type = error.get("type") or kind
-        api_message = str(error.get("message") or "")[:300]
-        text = f"{_ERROR_WORDS[kind]} (HTTP {status} {api_type})"
-        text += f": {api_message}" if api_message else "."
+        api_message = redact(str(error.get("message") or "")[:300], *keys)
+        text = WITH_API_MESSAGE if api_message else WITHOUT_API_MESSAGE
+        values = {"words": Phrase(_ERROR_WORDS[kind]), "status": str(status), "type": str(api_type)}
+        if api_message:
+            values["api_message"] = api_message
     else:
-        kind, status, text = "api_error", None, "The API's answer could not be read. Step again."
-    text = redact(text, secret, os.environ.get("ANTHROPIC_API_KEY"))
+        kind, status = "api_error", None
+        text = gettext_noop("The API's answer could not be read. Step again.")
+    message = redact(english(text, values), *keys)
     retry_after = None
     response = getattr(exc, "response", None)
     if response is not None:
@@ -93,4 +111,10 @@ def describe_error(exc: anthropic.APIError, *, secret: str | None = None) -> Ste
             retry_after = float(response.headers.get("retry-after", ""))
         except ValueError:
             retry_after = None
-    return StepError(kind=kind, message=text, status=status, retry_after=retry_after)
+    return StepError(
+        kind=kind,
+        message=message,
+        status=status,
+        retry_after=retry_after,
+        msg=dump(text, values),
+    )

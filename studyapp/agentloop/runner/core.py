@@ -8,7 +8,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import catalogue, contract, runner_checks
+from .. import catalogue, contract, i18n, runner_checks
+from ..i18n import Phrase, gettext_noop
 from ..redact import redact
 from .client import _dump, describe_error
 from .guarding import GuardsMixin
@@ -26,6 +27,18 @@ from .params import _action, model_refusal, validate_params
 from .results import Handler, StepError, StepResult
 from .state import StateMixin
 from .tools import ToolsMixin
+
+#: A request the contract checker rejects is not sent; the problem is the finding's own words.
+NOT_SENT = gettext_noop("Not sent: %(problem)s")
+#: A stop_reason that ends the loop, with the catalogue's label for what to do.
+STOP_REASON_ENDED = gettext_noop("stop_reason %(stop_reason)s: %(label)s.")
+STOPPED_BY_USER = gettext_noop("Stopped by the user.")
+#: An answer that could not be used: the shape check's own words, or Python's (quoted).
+UNUSABLE = gettext_noop("%(detail)s Nothing was added to the run; step again.")
+UNUSABLE_SHAPE = gettext_noop("%(problem)s Nothing was added to the run; step again.")
+UNREADABLE = gettext_noop(
+    "The API's answer could not be read (%(error)s). Nothing was added to the run; step again."
+)
 
 
 class Run(GuardsMixin, ToolsMixin, StateMixin):
@@ -89,26 +102,32 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
         """Exactly one API call (or none, when the run is over or a guard trips first)."""
         if self.ended_by:
             if tool_results:
-                raise RunnerError("The run has ended; fork it to go on.")
+                raise RunnerError.worded(gettext_noop("The run has ended; fork it to go on."))
             return self._result("ended")
         pending = self.pending_tool_uses
         if tool_results is not None:
             if not pending:
-                raise RunnerError("No tool call is waiting for a result.")
+                raise RunnerError.worded(gettext_noop("No tool call is waiting for a result."))
             self._accept_results(pending, tool_results)
         elif pending:
             if self.tool_mode == "manual":
                 names = ", ".join(f"{b['id']} ({b['name']})" for b in pending)
-                raise RunnerError(f"Waiting for the results of {names}.")
+                raise RunnerError.worded(
+                    gettext_noop("Waiting for the results of %(calls)s."), {"calls": names}
+                )
             self._run_tools()
         if self._trip_guards(before_call=True):
             return self._result("ended")
         if self.client is None:
-            raise RunnerError("Live mode is off: no API client is configured.")
+            raise RunnerError.worded(gettext_noop("Live mode is off: no API client is configured."))
         request = self.next_request()
-        problem = self._preflight(request)
-        if problem is not None:
-            return self._record_error(StepError("invalid_request", problem, step=len(self.turns)))
+        finding = self._preflight_finding(request)
+        if finding is not None:
+            return self._record_error(
+                StepError.worded(
+                    "invalid_request", NOT_SENT, {"problem": finding}, step=len(self.turns)
+                )
+            )
         import anthropic  # the SDK's errors; imported on first use (agentloop/sdk.py)
 
         left = self.guards.wall_clock_s - self.active_ms / 1000
@@ -126,10 +145,11 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
                 response = _dump(message)
             except Exception as exc:
                 return self._failed_call(self._unreadable(exc), started)
-        problem = runner_checks.response_problem(response)
-        if problem:
+        phrase = runner_checks.problem_phrase(response)
+        if phrase:
+            problem = i18n.english(phrase.text, phrase.params)
             return self._failed_call(
-                self._unreadable(runner_checks.ResponseError(problem)), started
+                self._unreadable(runner_checks.ResponseError(problem, phrase=phrase)), started
             )
         elapsed = self._ms_since(started)
         self.active_ms += elapsed
@@ -159,26 +179,34 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
                 break
         return results
 
-    def stop(self, reason: str = "Stopped by the user.") -> None:
-        """End the run at the caller's request (recorded as ended_by "user")."""
+    def stop(self, reason: str = STOPPED_BY_USER) -> None:
+        """End the run at the caller's request (recorded as ended_by "user"); ``reason`` is
+        kept as a message id too (a text marked for translation is worded in the reader's
+        language; any other text reads as written)."""
         if not self.ended_by:
-            self._end("user", reason)
+            self._end_with("user", reason, {})
 
     # internals ------------------------------------------------------------------------------
 
     def _unreadable(self, exc: Exception) -> StepError:
         """An answer the runner could not use, in words (no Python internals, no key)."""
+        keys = (getattr(self.client, "api_key", None), os.environ.get("ANTHROPIC_API_KEY"))
+        values: dict[str, Any]
         if isinstance(exc, runner_checks.ResponseError):
             detail = str(exc)
+            if exc.phrase is not None:  # the shape check's words, worded when read
+                template, values = UNUSABLE_SHAPE, {"problem": exc.phrase}
+            else:  # the bounded parser's words, as they are
+                template, values = UNUSABLE, {"detail": detail}
         else:
             why = str(exc).strip() or "the answer ended early or had an unexpected shape"
-            detail = f"The API's answer could not be read ({type(exc).__name__}: {why})."
-        text = redact(
-            f"{detail[:400]} Nothing was added to the run; step again.",
-            getattr(self.client, "api_key", None),
-            os.environ.get("ANTHROPIC_API_KEY"),
-        )
-        return StepError(kind="bad_response", message=text)
+            error = redact(f"{type(exc).__name__}: {why}", *keys)  # Python's words, quoted
+            detail = f"The API's answer could not be read ({error})."
+            template, values = UNREADABLE, {"error": error}
+        text = redact(f"{detail[:400]} Nothing was added to the run; step again.", *keys)
+        if len(detail) > 400:  # cut short: only the English, as it was
+            return StepError(kind="bad_response", message=text)
+        return StepError(kind="bad_response", message=text, msg=i18n.dump(template, values))
 
     def _failed_call(self, error: StepError, started: float) -> StepResult:
         self.active_ms += self._ms_since(started)
@@ -197,7 +225,12 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
             return stream.get_final_message()
 
     def _preflight(self, request: dict[str, Any]) -> str | None:
-        """The contract checker's first API-rejected problem with this request, if any."""
+        """The contract checker's first API-rejected problem with this request, if any (in
+        English: a fork raises it as a RunnerError)."""
+        finding = self._preflight_finding(request)
+        return StepError.worded("", NOT_SENT, {"problem": finding}).message if finding else None
+
+    def _preflight_finding(self, request: dict[str, Any]) -> contract.Finding | None:
         findings = contract.check(
             request["messages"],
             tools=request.get("tools"),
@@ -208,7 +241,7 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
             api_version=API_VERSION,
         )
         errors = [f for f in findings if f.is_error]
-        return f"Not sent: {errors[0].message}" if errors else None
+        return errors[0] if errors else None
 
     def _after_response(self, turn: dict[str, Any]) -> StepResult:
         index = len(self.turns) - 1
@@ -217,28 +250,44 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
         stop_reason = response.get("stop_reason")
         ran: list[dict[str, Any]] = []
         if action is None:
-            self._end("stop_reason", f"stop_reason {stop_reason!r} is not one the loop knows.")
+            self._end_with(
+                "stop_reason",
+                gettext_noop("stop_reason %(stop_reason)s is not one the loop knows."),
+                {"stop_reason": repr(stop_reason)},
+            )
         elif action == "retry_with_more_tokens":
             current = self.effective_params["max_tokens"]
             larger = min(current * RETRY_FACTOR, MAX_TOKENS_CAP)
             if index and _action(self.turns[index - 1]["response"]) == action:
-                self._end(
+                self._end_with(
                     "stop_reason",
-                    f"max_tokens cut a tool_use off again after a retry with max_tokens "
-                    f"{current:,}; the cut-off call was not run.",
+                    gettext_noop(
+                        "max_tokens cut a tool_use off again after a retry with max_tokens "
+                        "%(max_tokens)s; the cut-off call was not run."
+                    ),
+                    {"max_tokens": current},
                 )
             elif larger <= current:
-                self._end(
+                self._end_with(
                     "stop_reason",
-                    f"max_tokens cut a tool_use off at this server's cap ({MAX_TOKENS_CAP:,}); "
-                    "the cut-off call was not run.",
+                    gettext_noop(
+                        "max_tokens cut a tool_use off at this server's cap (%(cap)s); the "
+                        "cut-off call was not run."
+                    ),
+                    {"cap": MAX_TOKENS_CAP},
                 )
             else:
                 self.overrides["max_tokens"] = larger
                 self._trip_guards(before_call=True)
         elif not catalogue.NEXT_ACTIONS[action].continues:
-            label = catalogue.NEXT_ACTIONS[action].label
-            self._end("stop_reason", f"stop_reason {stop_reason}: {label}.")
+            self._end_with(
+                "stop_reason",
+                STOP_REASON_ENDED,
+                {
+                    "stop_reason": str(stop_reason),
+                    "label": Phrase(catalogue.NEXT_ACTIONS[action].label),
+                },
+            )
         elif (
             not self._trip_guards(before_call=False)
             and action == "run_tools"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .. import catalogue
+from .. import catalogue, i18n
 from .. import models as model_catalogue
-from .core import Run
+from ..i18n import Phrase, gettext_noop
+from .core import NOT_SENT, STOP_REASON_ENDED, Run
 from .limits import (
     BOUND_PARTS,
     FORK_CHANGES,
@@ -22,20 +23,33 @@ from .params import _action, model_refusal, validate_params
 
 def _run_end(turns: list[dict[str, Any]]) -> tuple[str, str]:
     """How a prefix of turns ends by the loop's own rules ('' when the loop would go on)."""
+    by, reason, _msg = _run_end_msg(turns)
+    return by, reason
+
+
+def _run_end_msg(turns: list[dict[str, Any]]) -> tuple[str, str, dict[str, Any] | None]:
+    """:func:`_run_end` and the reason as a message id with its values (None: no end)."""
     if not turns:
-        return "", ""
+        return "", "", None
     response = turns[-1]["response"]
     action = _action(response)
+    text = ""
+    values: dict[str, Any] = {}
     if action is None:
-        return "stop_reason", f"stop_reason {response.get('stop_reason')!r} is unknown."
-    if action == "retry_with_more_tokens":
+        text = gettext_noop("stop_reason %(stop_reason)s is unknown.")
+        values = {"stop_reason": repr(response.get("stop_reason"))}
+    elif action == "retry_with_more_tokens":
         if len(turns) > 1 and _action(turns[-2]["response"]) == action:
-            return "stop_reason", "max_tokens cut a tool_use off again after a retry."
-        return "", ""
-    if not catalogue.NEXT_ACTIONS[action].continues:
-        label = catalogue.NEXT_ACTIONS[action].label
-        return "stop_reason", f"stop_reason {response.get('stop_reason')}: {label}."
-    return "", ""
+            text = gettext_noop("max_tokens cut a tool_use off again after a retry.")
+    elif not catalogue.NEXT_ACTIONS[action].continues:
+        text = STOP_REASON_ENDED
+        values = {
+            "stop_reason": str(response.get("stop_reason")),
+            "label": Phrase(catalogue.NEXT_ACTIONS[action].label),
+        }
+    if not text:
+        return "", "", None
+    return "stop_reason", i18n.english(text, values), i18n.dump(text, values)
 
 
 def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
@@ -48,19 +62,28 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
     """
     bound = sorted(set(changes) & set(BOUND_PARTS))
     if bound:
-        raise RunnerError(
-            f"A fork can't change {bound[0]}: thinking blocks are bound to the system prompt, "
-            "tools and every message before them, so newer models reject the edited history "
-            'with a 400 ("The block is bound to a different conversation"). Start a new run '
-            "instead."
+        raise RunnerError.worded(
+            gettext_noop(
+                "A fork can't change %(part)s: thinking blocks are bound to the system prompt, "
+                "tools and every message before them, so newer models reject the edited "
+                'history with a 400 ("The block is bound to a different conversation"). Start '
+                "a new run instead."
+            ),
+            {"part": bound[0]},
         )
     unknown = sorted(set(changes) - set(FORK_CHANGES))
     if unknown:
-        raise RunnerError(f"A fork can change {', '.join(FORK_CHANGES)}; not {unknown[0]!r}.")
+        raise RunnerError.worded(
+            gettext_noop("A fork can change %(parts)s; not %(name)s."),
+            {"parts": ", ".join(FORK_CHANGES), "name": repr(unknown[0])},
+        )
     source = Run.from_state(None, state)
     turns = source.turns
     if not isinstance(at_step, int) or isinstance(at_step, bool) or not 0 <= at_step <= len(turns):
-        raise RunnerError(f"at_step must be between 0 and {len(turns)} (got {at_step!r}).")
+        raise RunnerError.worded(
+            gettext_noop("at_step must be between 0 and %(last)s (got %(value)s)."),
+            {"last": str(len(turns)), "value": repr(at_step)},
+        )
     kept = turns[:at_step]
     if at_step < len(turns):
         overrides = copy.deepcopy(turns[at_step].get("request_overrides") or {})
@@ -78,10 +101,13 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
             model = changes.get("model") or source.effective_params["model"]
             off = model_catalogue.thinking_off(model)
             if off is None:
-                raise RunnerError(
-                    f"{model} cannot turn thinking off: it always thinks (thinking "
-                    '{"type": "disabled"} is a 400 there). Keep thinking, or fork on a model that '
-                    "can turn it off."
+                raise RunnerError.worded(
+                    gettext_noop(
+                        '%(model)s cannot turn thinking off: it always thinks (thinking {"type": '
+                        '"disabled"} is a 400 there). Keep thinking, or fork on a model that can '
+                        "turn it off."
+                    ),
+                    {"model": str(model)},
                 )
             value = off or None  # {}: leave thinking out of the request
             if value is None:
@@ -93,7 +119,7 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
         elif value is None and name == "tool_choice":
             value = {"type": "auto"}
         if value is None:
-            raise RunnerError(f"{name} cannot be empty.")
+            raise RunnerError.worded(gettext_noop("%(name)s cannot be empty."), {"name": name})
         if source.params.get(name) == value:
             overrides.pop(name, None)
         else:
@@ -105,7 +131,8 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
     run.overrides = overrides
     run.errors = []
     run.active_ms = sum(int(t.get("elapsed_ms") or 0) for t in kept)
-    run.ended_by, run.ended_reason = _run_end(kept)
+    # recomputed from the kept turns: a guard's reason (and its message id) does not carry over
+    run.ended_by, run.ended_reason, run.ended_reason_msg = _run_end_msg(kept)
     if "guards" in changes:
         run.guards = Guards.from_dict(changes["guards"])
     if "tool_mode" in changes:
@@ -117,9 +144,9 @@ def fork(state: dict[str, Any], at_step: int, **changes: Any) -> dict[str, Any]:
     if problem:
         raise RunnerError(problem)
     if not run.ended_by and not run.pending_tool_uses:
-        problem = run._preflight(run.next_request())
-        if problem:
-            raise RunnerError(problem)
+        finding = run._preflight_finding(run.next_request())
+        if finding is not None:
+            raise RunnerError.worded(NOT_SENT, {"problem": finding})
     run.meta = {
         **run.meta,
         "forked_from": {"at_step": at_step, "changes": _json_safe_changes(changes)},

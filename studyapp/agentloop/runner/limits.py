@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .. import i18n
 from ..models import API_VERSION as API_VERSION
 
 STATE_FORMAT = "loopcraft.runstate/1"
@@ -31,16 +32,52 @@ THINKING_TYPES = ("enabled", "disabled", "adaptive", "between_tools")
 
 
 class RunnerError(ValueError):
-    """A request, state or input the runner refuses, with the reason in one sentence."""
+    """A request, state or input the runner refuses, with the reason in one sentence.
+
+    ``msg``, where set, is the same reason as a message id and its values (``i18n.dump``), for
+    a page that words it in the reader's language later (the job worker stores it)."""
+
+    def __init__(self, message: str = "", *, msg: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.msg = msg
+
+    @classmethod
+    def worded(cls, text: str, values: Mapping[str, Any] | None = None) -> RunnerError:
+        """The reason ``text`` (marked for translation) with ``values``, in English (whole
+        numbers grouped), and kept as a message id."""
+        values = values or {}
+        return cls(i18n.english(text, i18n.grouped(values)), msg=i18n.dump(text, values))
 
 
 # --- guards ------------------------------------------------------------------------------------
 
+#: Each guard's range, and the sentence that refuses a value outside it (one per guard, so
+#: that a translation can word the unit as its language needs).
 _GUARD_LIMITS = {
-    "max_turns": (1, TURN_CAP, "API calls"),
-    "token_budget": (1_000, TOKEN_BUDGET_CAP, "tokens"),
-    "wall_clock_s": (1, WALL_CLOCK_CAP_S, "seconds"),
-    "max_identical_calls": (1, IDENTICAL_CALLS_CAP, "identical calls"),
+    "max_turns": (
+        1,
+        TURN_CAP,
+        i18n.gettext_noop(
+            "%(name)s must be between %(low)s and %(high)s API calls (got %(value)s)."
+        ),
+    ),
+    "token_budget": (
+        1_000,
+        TOKEN_BUDGET_CAP,
+        i18n.gettext_noop("%(name)s must be between %(low)s and %(high)s tokens (got %(value)s)."),
+    ),
+    "wall_clock_s": (
+        1,
+        WALL_CLOCK_CAP_S,
+        i18n.gettext_noop("%(name)s must be between %(low)s and %(high)s seconds (got %(value)s)."),
+    ),
+    "max_identical_calls": (
+        1,
+        IDENTICAL_CALLS_CAP,
+        i18n.gettext_noop(
+            "%(name)s must be between %(low)s and %(high)s identical calls (got %(value)s)."
+        ),
+    ),
 }
 
 
@@ -54,13 +91,16 @@ class Guards:
     max_identical_calls: int = 2
 
     def __post_init__(self) -> None:
-        for name, (low, high, unit) in _GUARD_LIMITS.items():
+        for name, (low, high, refusal) in _GUARD_LIMITS.items():
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise RunnerError(f"{name} must be a whole number, not {value!r}.")
+                raise RunnerError.worded(
+                    i18n.gettext_noop("%(name)s must be a whole number, not %(value)s."),
+                    {"name": name, "value": repr(value)},
+                )
             if not low <= value <= high:
-                raise RunnerError(
-                    f"{name} must be between {low:,} and {high:,} {unit} (got {value:,})."
+                raise RunnerError.worded(
+                    refusal, {"name": name, "low": low, "high": high, "value": value}
                 )
 
     @classmethod

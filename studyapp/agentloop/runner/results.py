@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from .. import i18n
+from ..i18n import grouped as grouped
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,23 @@ class StepError:
     status: int | None = None
     retry_after: float | None = None
     step: int = 0  # the turn the failed call would have produced
+    #: ``message`` as a message id and its values (``i18n.dump``), worded in the reader's
+    #: language when shown; None for errors stored before it was kept (and for quoted ones)
+    msg: dict[str, Any] | None = None
+
+    @classmethod
+    def worded(
+        cls, kind: str, text: str, values: Mapping[str, Any] | None = None, **extra: Any
+    ) -> StepError:
+        """An error whose ``message`` is ``text`` (marked for translation) with ``values``, in
+        English, and kept as a message id too."""
+        values = values or {}
+        return cls(
+            kind=kind,
+            message=i18n.english(text, grouped(values)),
+            msg=i18n.dump(text, values),
+            **extra,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

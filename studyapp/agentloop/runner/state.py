@@ -9,10 +9,14 @@ from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from .. import transcript
+from ..i18n import gettext_noop
 from .base import RunBase
 from .limits import API_VERSION, STATE_FORMAT, TOOL_MODES, Guards, RunnerError
 from .params import validate_params
 from .results import Handler
+
+#: A saved run that can't be read: the part (or Python's error) in brackets, as it is.
+DAMAGED = gettext_noop("The saved run is damaged (%(error)s).")
 
 
 class StateMixin(RunBase):
@@ -54,7 +58,10 @@ class StateMixin(RunBase):
     ) -> Self:
         """Resume a run saved with :meth:`to_state` (guards are clamped to today's caps)."""
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise RunnerError(f"Not a saved run (expected format {STATE_FORMAT!r}).")
+            raise RunnerError.worded(
+                gettext_noop("Not a saved run (expected format %(format)s)."),
+                {"format": repr(STATE_FORMAT)},
+            )
         try:
             params = validate_params(dict(state["params"]))
             run = cls(
@@ -86,19 +93,26 @@ class StateMixin(RunBase):
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, RunnerError):
                 raise
-            raise RunnerError(f"The saved run is damaged ({type(exc).__name__}: {exc}).") from None
+            raise RunnerError.worded(
+                DAMAGED,
+                {"error": f"{type(exc).__name__}: {exc}"},  # Python's words, quoted
+            ) from None
         if run.tool_mode not in TOOL_MODES or len(run.contexts) != len(run.turns):
-            raise RunnerError("The saved run is damaged (tool mode or contexts).")
+            raise RunnerError.worded(
+                gettext_noop("The saved run is damaged (tool mode or contexts).")
+            )
         if any(
             not isinstance(t, dict) or not isinstance(t.get("response"), dict) for t in run.turns
         ):
-            raise RunnerError("The saved run is damaged (turns).")
+            raise RunnerError.worded(gettext_noop("The saved run is damaged (turns)."))
         return run
 
     def to_transcript(self) -> dict[str, Any]:
         """The run as a "loopcraft.transcript/1" document (needs at least one turn)."""
         if not self.turns:
-            raise RunnerError("Nothing to save yet: the run has made no API call.")
+            raise RunnerError.worded(
+                gettext_noop("Nothing to save yet: the run has made no API call.")
+            )
         meta = self.meta
         out: dict[str, Any] = {
             "format": transcript.FORMAT,

@@ -6,6 +6,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from ..i18n import gettext_noop
 from .base import RunBase
 from .limits import MAX_RESULT_CHARS, RunnerError
 from .params import _tool_uses
@@ -63,26 +64,40 @@ class ToolsMixin(RunBase):
         self, pending: list[dict[str, Any]], given: Mapping[str, Mapping[str, Any]]
     ) -> None:
         if not isinstance(given, Mapping):
-            raise RunnerError("tool_results must map each tool_use id to its result.")
+            raise RunnerError.worded(
+                gettext_noop("tool_results must map each tool_use id to its result.")
+            )
         ids = [b["id"] for b in pending]
         unknown = [k for k in given if k not in ids]
         if unknown:
-            raise RunnerError(f"{unknown[0]} is not one of the calls waiting for a result.")
+            raise RunnerError.worded(
+                gettext_noop("%(id)s is not one of the calls waiting for a result."),
+                {"id": str(unknown[0])},
+            )
         results = []
         for block in pending:
             if block["id"] not in given:
-                raise RunnerError(f"The result of {block['id']} ({block['name']}) is missing.")
+                raise RunnerError.worded(
+                    gettext_noop("The result of %(id)s (%(name)s) is missing."),
+                    {"id": block["id"], "name": block["name"]},
+                )
             item = given[block["id"]]
             content = item.get("content", "") if isinstance(item, Mapping) else None
             is_error = item.get("is_error", False) if isinstance(item, Mapping) else None
             if not isinstance(content, str):
-                raise RunnerError(f"The result of {block['id']} must be text.")
+                raise RunnerError.worded(
+                    gettext_noop("The result of %(id)s must be text."), {"id": block["id"]}
+                )
             if len(content) > MAX_RESULT_CHARS:
-                raise RunnerError(
-                    f"The result of {block['id']} is {len(content):,} characters; the limit is "
-                    f"{MAX_RESULT_CHARS:,}."
+                raise RunnerError.worded(
+                    gettext_noop(
+                        "The result of %(id)s is %(length)s characters; the limit is %(limit)s."
+                    ),
+                    {"id": block["id"], "length": len(content), "limit": MAX_RESULT_CHARS},
                 )
             if not isinstance(is_error, bool):
-                raise RunnerError(f"is_error of {block['id']} must be true or false.")
+                raise RunnerError.worded(
+                    gettext_noop("is_error of %(id)s must be true or false."), {"id": block["id"]}
+                )
             results.append(_result_block(block["id"], content, is_error))
         self.turns[-1]["tool_results"] = results
