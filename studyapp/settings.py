@@ -142,6 +142,8 @@ TEMPLATES = [
         },
     },
 ]
+# Django's form renderer with the one-tag widgets (input, textarea) written in Python.
+FORM_RENDERER = "core.widgets.FormRenderer"
 
 # --- Database and cache ---------------------------------------------------------------------
 DATABASES = {

@@ -39,14 +39,19 @@ def test_the_block_models_and_stop_reasons_are_read_from_the_sdk():
     assert "tool_reference" not in transcript.REQUEST_BLOCK_TYPES
 
 
-def test_django_set_up_with_its_url_conf_does_not_import_the_sdk():
-    """`manage.py` commands, a notes page: nothing there reads a transcript."""
+def test_django_set_up_with_its_url_conf_and_its_checks_does_not_import_the_sdk():
+    """`manage.py` commands, a notes page: nothing there reads a transcript. `manage.py check`
+    (which every command runs first) checks the transcripts' translation files against their
+    English runs without parsing the runs strictly."""
     code = (
         "import sys, django\n"
         "django.setup()\n"
         "from django.urls import get_resolver\n"
         "get_resolver().url_patterns\n"
         "assert 'anthropic' not in sys.modules, 'something imports the SDK at the top'\n"
+        "from django.core.management import call_command\n"
+        "call_command('check')\n"
+        "assert 'anthropic' not in sys.modules, 'manage.py check imports the SDK'\n"
     )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
     done = subprocess.run(  # noqa: S603 - our own interpreter, a fixed command

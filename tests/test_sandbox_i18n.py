@@ -152,6 +152,18 @@ def test_a_broken_translation_is_reported_by_the_check_and_ignored(
     assert escape(english["title"]) in _get(client, "pl", "sandbox:index")
 
 
+def test_a_translation_of_the_title_alone_passes_the_check_and_shows(client, own_content):
+    """No notes key: every turn's note stays English. The check (which reads the English runs'
+    outlines) and the pages (which parse them) agree."""
+    (own_content / "pl" / f"{SLUG}.yaml").write_text(
+        "lang: pl\nslug: refund-25-days\ntitle: Tylko tytuł (test)\n", encoding="utf-8"
+    )
+    assert [m for m in checks.run_checks(tags=["content"]) if m.id == "sandbox.W001"] == []
+    assert library().translation_problems() == []
+    html = _get(client, "pl", "sandbox:steps", SLUG, 1)
+    assert "Tylko tytuł (test)" in html and escape(_english()["turns"][0]["note"]) in html
+
+
 def test_the_shipped_translations_pass_the_library_check():
     assert library().translation_problems() == []
     run = library().get(SLUG)

@@ -16,9 +16,11 @@ import pytest
 from django.test import Client
 
 from quizzes import services
+from quizzes.models import Question
 from studyapp.sandbox.models import UploadedRun
+from tests.access import MATRIX, PRESENT, client_as
 from tests.factories import make_question
-from tests.test_access_matrix import MATRIX, PRESENT
+from tests.html_tags import start_tags
 
 pytestmark = pytest.mark.django_db
 
@@ -100,54 +102,75 @@ PAYLOADS = [
 URL_ATTRS = {"href", "src", "action", "formaction", "xlink:href", "data", "background", "poster"}
 BAD_SCHEMES = ("javascript:", "vbscript:", "data:text/html")
 BAD_TAGS = {"iframe", "object", "embed", "base", "frame", "frameset", "applet", "isindex", "style"}
+CONTROL = re.compile(r"[\s\x00-\x1f]")
 
 
-class Inert(HTMLParser):
-    """Collects everything in a page that could run code or load something of an attacker's."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.problems: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
+def problems(tags) -> list[str]:
+    """Everything among the start tags of a page that could run code or load something of an
+    attacker's."""
+    found = []
+    for tag, attrs, _ in tags:
         for name, value in attrs:
             value = value or ""
             if name.startswith("on"):
-                self.problems.append(f"<{tag} {name}=…>: an event handler")
-            if re.sub(r"[\s\x00-\x1f]", "", value).lower().startswith(BAD_SCHEMES) and (
-                name in URL_ATTRS
-            ):
-                self.problems.append(f"<{tag} {name}={value[:40]!r}>: a script URL")
+                found.append(f"<{tag} {name}=…>: an event handler")
+            if name in URL_ATTRS and CONTROL.sub("", value).lower().startswith(BAD_SCHEMES):
+                found.append(f"<{tag} {name}={value[:40]!r}>: a script URL")
             if (name.startswith(("hx-", "data-hx-")) or name in URL_ATTRS) and (
                 "xss-evil" in value or "__xss" in value
             ):
-                self.problems.append(f"<{tag} {name}={value[:40]!r}>: an injected target")
+                found.append(f"<{tag} {name}={value[:40]!r}>: an injected target")
             if name == "srcdoc":
-                self.problems.append(f"<{tag} srcdoc>")
+                found.append(f"<{tag} srcdoc>")
         if tag in BAD_TAGS:
-            self.problems.append(f"<{tag}>")
-        if tag == "meta" and dict(attrs).get("http-equiv"):
-            self.problems.append("<meta http-equiv>")
-        if tag == "script" and not (dict(attrs).get("src") or "").startswith("/static/"):
-            self.problems.append("<script> that is not ours")
-        if tag == "link" and "xss-evil" in (dict(attrs).get("href") or ""):
-            self.problems.append("<link> to an injected stylesheet")
+            found.append(f"<{tag}>")
+        if tag in ("meta", "script", "link"):
+            a = dict(attrs)
+            if tag == "meta" and a.get("http-equiv"):
+                found.append("<meta http-equiv>")
+            if tag == "script" and not (a.get("src") or "").startswith("/static/"):
+                found.append("<script> that is not ours")
+            if tag == "link" and "xss-evil" in (a.get("href") or ""):
+                found.append("<link> to an injected stylesheet")
+    return found
+
+
+class ParsedTags(HTMLParser):
+    """The same start tags read by html.parser itself, to show start_tags reads no fewer."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, attrs, ""))
 
 
 def assert_inert(html: str, where: str) -> None:
-    parser = Inert()
-    parser.feed(html)
-    assert not parser.problems, f"{where}: {parser.problems}"
+    found = problems(start_tags(html))
+    assert not found, f"{where}: {found}"
 
 
 def test_the_table_is_long_enough_and_the_detector_works():
     assert len(PAYLOADS) >= 60 and len(set(PAYLOADS)) == len(PAYLOADS)
     caught = 0
     for payload in PAYLOADS:  # pasted raw, most of them must be caught by the detector
-        parser = Inert()
-        parser.feed(payload)
-        caught += bool(parser.problems)
+        found = problems(start_tags(payload))
+        # html.parser reading the same text finds nothing the fast reader misses
+        assert set(problems(ParsedTags(payload).tags)) <= set(found), payload
+        caught += bool(found)
     assert caught >= 45, caught
+
+
+def test_the_fast_reader_reads_every_tag_of_a_page_as_html_parser_does(shared_world, client):
+    client_as(client, shared_world, "instructor")
+    for name in ("author:index", "author:question_edit", "sandbox:steps", "notes:detail"):
+        html = client.get(MATRIX[name].url(name, shared_world)).content.decode()
+        ours = [(tag, attrs) for tag, attrs, _ in start_tags(html)]
+        assert len(ours) > 100 and ours == [(t, a) for t, a, _ in ParsedTags(html).tags], name
+    pasted = "".join(PAYLOADS)  # what the fast reader reads in a page of payloads
+    assert set(problems(ParsedTags(pasted).tags)) <= set(problems(start_tags(pasted)))
 
 
 # --- the fields ---------------------------------------------------------------------------
@@ -167,22 +190,32 @@ def test_signup_username(client, payload):
 
 def test_practice_json_answer(learner):
     question = make_question("json", "x-json")
+    Question.objects.exclude(pk=question.pk).update(status="draft")  # the module's world's
     client = Client()
     client.force_login(learner)
+
+    def start():
+        attempt = services.practice_start(
+            owner=services.Owner(learner, ""), subtopics=[], which="all", count=1
+        )
+        assert attempt.responses.get().question == question
+        return f"/practice/{attempt.pk}/1/", attempt.responses.get()
+
+    refused_url, unanswered = start()
     for payload in PAYLOADS:
-        # Not JSON: refused and echoed back (by htmx); JSON: saved, graded and shown again.
-        for text, headers in (
-            (payload, {"HX-Request": "true"}),
-            (json.dumps({"type": payload, "name": payload}), {}),
-        ):
-            attempt = services.practice_start(
-                owner=services.Owner(learner, ""), subtopics=[], which="all", count=1
-            )
-            assert attempt.responses.get().question == question
-            url = f"/practice/{attempt.pk}/1/"
-            response = client.post(url, {"text": text}, headers=headers)
-            assert response.status_code == 200
-            assert_inert(response.content.decode(), f"practice JSON answer {text!r}")
+        # Not JSON: refused and echoed back (by htmx). Nothing is saved, so the next payload
+        # meets the same unanswered question in the same attempt (checked each time).
+        response = client.post(refused_url, {"text": payload}, headers={"HX-Request": "true"})
+        assert response.status_code == 200
+        assert_inert(response.content.decode(), f"practice JSON answer {payload!r}")
+        unanswered.refresh_from_db()
+        assert not unanswered.answered and unanswered.answer is None, payload
+        # JSON: saved, graded and shown again (a new attempt each time).
+        text = json.dumps({"type": payload, "name": payload})
+        url, _ = start()
+        response = client.post(url, {"text": text})
+        assert response.status_code == 200
+        assert_inert(response.content.decode(), f"practice JSON answer {text!r}")
         assert_inert(client.get(url).content.decode(), f"practice page after {text!r}")
 
 
@@ -225,7 +258,8 @@ def test_an_upload_carrying_every_payload_in_every_text_renders_inert(client):
     text = json.dumps(hostile_transcript(PAYLOADS))
     response = client.post("/sandbox/upload/", {"title": "", "text": text})
     assert response.status_code == 302, response.content.decode()[-2000:]
-    run = UploadedRun.objects.get()
+    run = UploadedRun.objects.latest("pk")
+    assert run.title == PAYLOADS[0]  # the transcript's own title: the run just uploaded
     for url in _upload_pages(run):
         for headers in ({}, {"HX-Request": "true"}):
             page = client.get(url, headers=headers)
@@ -295,10 +329,11 @@ class Forms(HTMLParser):
 
 
 @pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].get["instructor"] == 200])
-def test_every_form_on_every_page_echoes_and_stores_text_inert(world, name):
-    """Covers the forms this file does not name, the authoring ones included, as they land."""
-    client = Client()
-    client.force_login(world.users["instructor"])
+def test_every_form_on_every_page_echoes_and_stores_text_inert(shared_world, name):
+    """Covers the forms this file does not name, the authoring ones included, as they land.
+    The world is built once for the module: what each test's posts store is rolled back."""
+    world = shared_world
+    client = client_as(Client(), world, "instructor")
     url = MATRIX[name].url(name, world)
     page = client.get(url)
     if not page["Content-Type"].startswith("text/html"):
@@ -315,6 +350,7 @@ def test_every_form_on_every_page_echoes_and_stores_text_inert(world, name):
             assert response.status_code < 500
             assert_inert(response.content.decode(), f"{action} with {payload!r}")
             # A login or sign-up form may have changed who is signed in.
+            # (a log-in cycles the session the shared world made, so log in again for real)
             if response.wsgi_request.user != world.users["instructor"]:
                 client.force_login(world.users["instructor"])
     assert_inert(client.get(url).content.decode(), f"{url} after the posts")

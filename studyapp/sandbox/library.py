@@ -32,8 +32,33 @@ class Prose:
     notes: tuple[str | None, ...] = ()
 
 
-def parse_translation(data: object, lang: str, transcript: Transcript) -> Prose:
-    """Check one translation file against its English transcript; ValueError names the problem."""
+@dataclass(frozen=True)
+class Outline:
+    """What a translation is checked against: the English run's slug and each turn's note.
+
+    Read from a parsed transcript (:meth:`of`) or straight from the JSON file (:meth:`read`): the
+    check ``manage.py check`` runs needs no strict parse, so no SDK (about 1.4 s of imports)."""
+
+    slug: str
+    notes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, transcript: Transcript) -> Outline:
+        return cls(transcript.slug, tuple(turn.note or "" for turn in transcript.turns))
+
+    @classmethod
+    def read(cls, path: Path) -> Outline:
+        """ValueError when the file has no slug and list of turns to check a translation against."""
+        data = json.loads(path.read_text(encoding="utf-8"))
+        turns = data.get("turns") if isinstance(data, dict) else None
+        if not isinstance(turns, list) or not isinstance(data.get("slug"), str):
+            raise ValueError("not a transcript with a slug and a list of turns")
+        notes = [turn.get("note") if isinstance(turn, dict) else None for turn in turns]
+        return cls(data["slug"], tuple(n if isinstance(n, str) else "" for n in notes))
+
+
+def parse_translation(data: object, lang: str, transcript: Outline) -> Prose:
+    """Check one translation file against its English run; ValueError names the problem."""
     if not isinstance(data, dict):
         raise ValueError("not a mapping of keys to values")
     unknown = sorted(set(data) - TRANSLATION_KEYS)
@@ -48,17 +73,17 @@ def parse_translation(data: object, lang: str, transcript: Transcript) -> Prose:
             raise ValueError(f"{key} is not text")
     notes = data.get("notes")
     if notes is None:
-        notes = [None] * len(transcript.turns)
+        notes = [None] * len(transcript.notes)
     if not isinstance(notes, list):
         raise ValueError("notes is not a list")
-    if len(notes) != len(transcript.turns):
+    if len(notes) != len(transcript.notes):
         raise ValueError(
-            f"notes has {len(notes)} entries, but the run has {len(transcript.turns)} turns"
+            f"notes has {len(notes)} entries, but the run has {len(transcript.notes)} turns"
         )
-    for i, (note, turn) in enumerate(zip(notes, transcript.turns, strict=True), start=1):
+    for i, (note, english) in enumerate(zip(notes, transcript.notes, strict=True), start=1):
         if note is not None and not isinstance(note, str):
             raise ValueError(f"note {i} is not text")
-        if note and not turn.note:
+        if note and not english:
             raise ValueError(f"note {i} is translated, but the English turn has no note")
     return Prose(
         title=(data.get("title") or "").strip() or None,
@@ -162,8 +187,11 @@ class Library:
         files = sorted(self.directory.glob("*.json"))
         return files + sorted(p for p in self.directory.glob("*/*.yaml") if p.is_file())
 
+    def _current(self) -> tuple:
+        return tuple((p, p.stat().st_mtime) for p in self._files())
+
     def runs(self) -> dict[str, Run]:
-        signature = tuple((p, p.stat().st_mtime) for p in self._files())
+        signature = self._current()
         if signature != self._signature:
             with self._lock:
                 runs = {}
@@ -176,41 +204,60 @@ class Library:
                     except (TranscriptError, ValueError) as e:
                         raise TranscriptError(f"{path.name}: {e}", "") from e
                     runs[transcript.slug] = build_run(transcript.slug, transcript)
-                self._problems = self._load_translations(runs, [p for p, _ in signature])
+                outlines = {slug: Outline.of(run.transcript) for slug, run in runs.items()}
+                proses, self._problems = load_translations(outlines, [p for p, _ in signature])
+                for (slug, lang), prose in proses.items():
+                    runs[slug].translations[lang] = prose
                 self._runs, self._signature = runs, signature
         return self._runs
 
-    def _load_translations(self, runs: dict[str, Run], paths: list[Path]) -> list[str]:
-        """Attach every valid translation to its run; return "file: reason" for the others."""
-        problems = []
-        for path in paths:
-            if path.suffix != ".yaml":
-                continue
-            lang, name = path.parent.name, f"{path.parent.name}/{path.name}"
-            try:
-                if not LANG_RE.match(lang):
-                    raise ValueError("the folder is not a language code")
-                run = runs.get(path.stem)
-                if run is None:
-                    raise ValueError(f"no English transcript has the slug {path.stem!r}")
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
-                prose = parse_translation(data, lang, run.transcript)
-            except (yaml.YAMLError, UnicodeDecodeError, ValueError) as e:
-                reason = " ".join(str(e).split())
-                problems.append(f"transcripts/{name}: {reason} (ignored: English is shown)")
-                continue
-            run.translations[lang] = prose
-        return problems
-
     def translation_problems(self) -> list[str]:
-        """Why each ignored translation file was ignored, one "file: reason" line each."""
-        self.runs()
-        return list(self._problems)
+        """Why each ignored translation file was ignored, one "file: reason" line each.
+
+        When the library is not loaded (``manage.py check``) the English transcripts are read
+        only for their slugs and notes: the same check as :meth:`runs`, without the SDK."""
+        signature = self._current()
+        if signature == self._signature:
+            return list(self._problems)
+        outlines, problems = {}, []
+        for path, _ in signature:
+            if path.suffix == ".json":
+                try:
+                    outline = Outline.read(path)
+                except (ValueError, UnicodeDecodeError) as e:
+                    problems.append(f"transcripts/{path.name}: {' '.join(str(e).split())}")
+                    continue
+                outlines[outline.slug] = outline
+        return problems + load_translations(outlines, [p for p, _ in signature])[1]
 
     def get(self, slug: str) -> Run | None:
         if not SLUG_RE.match(slug):
             return None
         return self.runs().get(slug)
+
+
+def load_translations(
+    outlines: dict[str, Outline], paths: list[Path]
+) -> tuple[dict[tuple[str, str], Prose], list[str]]:
+    """{(slug, lang): prose} for every valid translation file among ``paths``, and "file:
+    reason" for the others."""
+    proses, problems = {}, []
+    for path in paths:
+        if path.suffix != ".yaml":
+            continue
+        lang, name = path.parent.name, f"{path.parent.name}/{path.name}"
+        try:
+            if not LANG_RE.match(lang):
+                raise ValueError("the folder is not a language code")
+            outline = outlines.get(path.stem)
+            if outline is None:
+                raise ValueError(f"no English transcript has the slug {path.stem!r}")
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            proses[outline.slug, lang] = parse_translation(data, lang, outline)
+        except (yaml.YAMLError, UnicodeDecodeError, ValueError) as e:
+            reason = " ".join(str(e).split())
+            problems.append(f"transcripts/{name}: {reason} (ignored: English is shown)")
+    return proses, problems
 
 
 _libraries: dict[str, Library] = {}
