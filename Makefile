@@ -44,13 +44,14 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 # The suite runs on every core (pytest-xdist; each worker has its own test database);
-# `make test WORKERS=0` runs it in one process. It needs the installed venv and the compiled
-# catalogues, not the development database (`make run`'s migrate and loadcontent): every pytest
-# process makes its own test database. Python writes its bytecode caches here even where the
-# environment says not to: every process of the suite would compile the project again.
+# `make test WORKERS=0` runs it in one process. It does `make run`'s set-up first (venv,
+# catalogues, the development database migrated and loaded), so a fresh clone that ran only
+# `make test` can `make run` at once; the suite itself makes its own test databases. Python
+# writes its bytecode caches here even where the environment says not to: every process of the
+# suite would compile the project again.
 WORKERS ?= auto
 test: export PYTHONDONTWRITEBYTECODE :=
-test: $(STAMP) messages lint
+test: setup lint
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest -n $(WORKERS)
 
