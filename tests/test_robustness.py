@@ -278,3 +278,13 @@ def test_two_concurrent_submits_record_one_response_and_close_the_exam_once():
     assert seen["practice_answer"] == {"choice": seen["key"]}
     assert seen["exam_status"] == [302, 302]
     assert seen["exam_submitted"] and seen["exam_score"] == 0.0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/", "/pl/notes/", "/exam/1/q/1/"])
+def test_a_request_for_a_host_that_is_not_ours_is_a_400_not_a_500(path):
+    """Django answers a Host outside ALLOWED_HOSTS with its 400 page; that page renders the site
+    header, whose language alternates asked for the host again and raised inside the error page."""
+    response = Client(HTTP_HOST="attacker.example", raise_request_exception=True).get(path)
+    assert response.status_code == 400
+    assert b"Loopcraft" in response.content and b'rel="alternate"' not in response.content

@@ -18,6 +18,7 @@ import secrets
 from threading import Lock
 
 from django import template
+from django.core.exceptions import DisallowedHost
 from django.template.defaultfilters import urlencode
 from django.template.loader import get_template
 from django.utils.html import escape
@@ -143,7 +144,12 @@ def site_hreflang(context) -> SafeString:
     links, shape = _links(context)
     key = ("hreflang", get_language(), shape)
     html = _kept_or_render(key, "_hreflang.html", {"language_links": links, "request": _Request()})
-    scheme, host = (request.scheme, request.get_host()) if request is not None else ("", "")
+    try:
+        scheme, host = (request.scheme, request.get_host()) if request is not None else ("", "")
+    except DisallowedHost:
+        # The 400 page for a request whose Host is not ours: it has no address to offer in
+        # other languages (asking again would raise inside the error page: a 500).
+        return mark_safe("")  # noqa: S308 - empty
     html = html.replace(SCHEME, escape(scheme)).replace(HOST, escape(host))
     for i, link in enumerate(context.get("language_links") or []):
         html = html.replace(_path(i), escape(link["path"]))
