@@ -6,10 +6,15 @@ to /healthz measured in the same run.
 mean of the two /healthz runs around it, so a machine whose load drifts (other processes, CPU
 boost) still gives comparable ratios.
 
-Environment: BENCH_SECONDS (per page, default 6), BENCH_HEALTHZ_SECONDS (3), BENCH_CONNECTIONS
-(32), BENCH_WORKERS (2), BENCH_JSON (write the results there too), BENCH_KEEP (keep the temp dir),
-BENCH_REDIS (true: a throwaway redis-server is the shared cache, as in docs/DEPLOY.md; false: the
-embedded local-memory cache).
+Each page is first driven for BENCH_WARMUP_SECONDS (default 1) at the same load and that run
+is thrown away: every worker has then compiled the page's templates and kept its shells, so
+the measured seconds are the steady state; what a cold worker costs is its own figure (the
+first request, ``first_ms``).
+
+Environment: BENCH_SECONDS (per page, default 6), BENCH_WARMUP_SECONDS (1, 0: none),
+BENCH_HEALTHZ_SECONDS (3), BENCH_CONNECTIONS (32), BENCH_WORKERS (2), BENCH_JSON (write the
+results there too), BENCH_KEEP (keep the temp dir), BENCH_REDIS (true: a throwaway redis-server
+is the shared cache, as in docs/DEPLOY.md; false: the embedded local-memory cache).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 SECONDS = int(os.getenv("BENCH_SECONDS", "6"))
 HEALTHZ_SECONDS = int(os.getenv("BENCH_HEALTHZ_SECONDS", "3"))
+WARMUP_SECONDS = int(os.getenv("BENCH_WARMUP_SECONDS", "1"))
 CONNECTIONS = int(os.getenv("BENCH_CONNECTIONS", "32"))
 WORKERS = int(os.getenv("BENCH_WORKERS", "2"))
 
@@ -52,6 +58,7 @@ LUA = """
 wrk.method = "%(method)s"
 wrk.body = "%(body)s"
 %(headers)s
+%(rotate)s
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
@@ -59,6 +66,16 @@ done = function(summary, latency, requests)
     "\\"p99_us\\": %%d, \\"errors\\": %%d, \\"bytes\\": %%d}\\n",
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
     e.connect + e.read + e.write + e.status + e.timeout, summary.bytes))
+end
+"""
+
+# A page measured over a set of addresses: request i goes to <prefix>/<i mod n + 1>/ (the
+# practice set's questions in turn, so the figure is its mix of kinds, not one drawn question).
+ROTATE = """
+local i = 0
+request = function()
+  i = i %% %(n)d + 1
+  return wrk.format(nil, "%(prefix)s/" .. i .. "/")
 end
 """
 
@@ -148,6 +165,7 @@ def pages(state: dict, base: str, has_stats: bool) -> list[dict]:
         {
             "name": "practice question",
             "path": state["practice_url"],
+            "rotate": state.get("practice_count", 0),
             "headers": signed_in,
             "expect": "Question 1",
         },
@@ -221,13 +239,27 @@ def _wrk(
     script = tmp / f"page{tag}.lua"
     script.write_text(
         LUA
-        % {"method": page.get("method", "GET"), "body": page.get("body", ""), "headers": headers}
+        % {
+            "method": page.get("method", "GET"),
+            "body": page.get("body", ""),
+            "headers": headers,
+            "rotate": ROTATE % {"prefix": page["path"].rsplit("/", 2)[0], "n": page["rotate"]}
+            if page.get("rotate")
+            else "",
+        }
     )
     return subprocess.Popen(
         ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(script),
          base + page["path"]],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+
+
+def warm(base: str, page: dict, tmp: Path, connections: int = CONNECTIONS) -> None:
+    """Drive the page at the measured load for WARMUP_SECONDS and forget the figures: each of
+    the workers (not only the one that answered check()) has warmed its caches."""
+    if WARMUP_SECONDS > 0:
+        _result(page, _wrk(base, page, tmp, WARMUP_SECONDS, connections, tag="-warm"))
 
 
 def run_wrk(
@@ -272,9 +304,11 @@ def start_server(env: dict, workers: int) -> tuple[subprocess.Popen, str]:
 
 def measure(base: str, pages: list[dict], healthz: dict, tmp: Path) -> tuple[list, list]:
     """Each page, with /healthz before the first and after every one."""
+    warm(base, healthz, tmp)
     baselines = [run_wrk(base, healthz, tmp, HEALTHZ_SECONDS)]
     results = []
     for page in pages:
+        warm(base, page, tmp)
         results.append(run_wrk(base, page, tmp))
         results[-1]["first_ms"] = page.get("first_ms", 0)
         baselines.append(run_wrk(base, healthz, tmp, HEALTHZ_SECONDS))
@@ -291,6 +325,7 @@ def two_processes(env: dict, page: dict, tmp: Path) -> dict:
     try:
         for _, base in servers:
             check(base, page)
+            warm(base, page, tmp, CONNECTIONS // 2)
         one = run_wrk(servers[0][1], page, tmp)
         procs = [
             _wrk(base, page, tmp, SECONDS, CONNECTIONS // 2, tag=str(i), threads=1)
@@ -384,8 +419,8 @@ def report(results, baselines, counts, scale, cache_url, started=None, load_befo
     setup = "SQLite + Redis (cached_db sessions)" if cache_url else "SQLite + local memory"
     print(
         f"\n{CONNECTIONS} connections, {WORKERS} gunicorn sync workers, {setup}, {SECONDS} s "
-        f"per page ({HEALTHZ_SECONDS} s of /healthz around each); data: "
-        + ", ".join(f"{v} {k}" for k, v in counts.items())
+        f"per page after {WARMUP_SECONDS} s of warm-up ({HEALTHZ_SECONDS} s of /healthz around "
+        "each); data: " + ", ".join(f"{v} {k}" for k, v in counts.items())
     )
     if load_before:
         print(f"machine: {load_before} at the start, {load()} at the end")

@@ -198,6 +198,7 @@ def seed(learners: int = 200, attempts_per_learner: int = 50, seed: int = 8) -> 
         "learner_session": _session(learner),
         "instructor_session": _session(instructor),
         "practice_url": f"/practice/{practice.pk}/1/",
+        "practice_count": practice.responses.count(),
         "exam_url": f"/exam/{exam.pk}/q/{single.position}/",
         "exam_answer": f"choice={choice}",
         "counts": {
