@@ -78,6 +78,12 @@ def _inner(state_file: str, n: int, top: int) -> None:
             ),
         ),  # fmt: skip
         ("exam page", lambda: call(state["exam_url"], **signed_in)),
+        # anonymous reading pages, served from the page cache after the first request
+        ("note (cached)", lambda: call("/notes/stop-reasons/")),
+        (
+            "library step (cached)",
+            lambda: call("/sandbox/parallel-lookups/steps/2/", HTTP_HX_REQUEST="true"),
+        ),
     ]
     only = os.getenv("PROFILE_PAGES", "")
     for name, request in pages:
