@@ -11,8 +11,11 @@ is thrown away: every worker has then compiled the page's templates and kept its
 the measured seconds are the steady state; what a cold worker costs is its own figure (the
 first request, ``first_ms``).
 
+Each page is measured in BENCH_ROUNDS rounds (3) of BENCH_SECONDS / BENCH_ROUNDS, the pages in
+turn, /healthz between every two; its figures are the medians over its rounds.
+
 Environment: BENCH_SECONDS (per page, default 6), BENCH_WARMUP_SECONDS (1, 0: none),
-BENCH_HEALTHZ_SECONDS (3), BENCH_CONNECTIONS (32), BENCH_WORKERS (2), BENCH_JSON (write the
+BENCH_HEALTHZ_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_WORKERS (2), BENCH_JSON (write the
 results there too), BENCH_KEEP (keep the temp dir), BENCH_REDIS (true: a throwaway redis-server
 is the shared cache, as in docs/DEPLOY.md; false: the embedded local-memory cache).
 """
@@ -24,6 +27,7 @@ import os
 import secrets
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,8 +39,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 SECONDS = int(os.getenv("BENCH_SECONDS", "6"))
-HEALTHZ_SECONDS = int(os.getenv("BENCH_HEALTHZ_SECONDS", "3"))
+HEALTHZ_SECONDS = int(os.getenv("BENCH_HEALTHZ_SECONDS", "2"))
 WARMUP_SECONDS = int(os.getenv("BENCH_WARMUP_SECONDS", "1"))
+ROUNDS = int(os.getenv("BENCH_ROUNDS", "3"))
 CONNECTIONS = int(os.getenv("BENCH_CONNECTIONS", "32"))
 WORKERS = int(os.getenv("BENCH_WORKERS", "2"))
 
@@ -303,18 +308,31 @@ def start_server(env: dict, workers: int) -> tuple[subprocess.Popen, str]:
 
 
 def measure(base: str, pages: list[dict], healthz: dict, tmp: Path) -> tuple[list, list]:
-    """Each page, with /healthz before the first and after every one."""
+    """Each page in ROUNDS rounds of SECONDS / ROUNDS, with /healthz before the first page and
+    after every page of every round. A page's figures are the medians over its rounds (its
+    ratio: the median of each round's req/s over the /healthz runs either side of it; errors:
+    their sum), so a drift or a stall of the shared machine in one round moves one sample, not
+    the figure."""
+    seconds = max(1, round(SECONDS / ROUNDS))
     warm(base, healthz, tmp)
     baselines = [run_wrk(base, healthz, tmp, HEALTHZ_SECONDS)]
+    samples: list[list[dict]] = [[] for _ in pages]
+    for round_ in range(ROUNDS):
+        for i, page in enumerate(pages):
+            if round_ == 0:
+                warm(base, page, tmp)
+            sample = run_wrk(base, page, tmp, seconds)
+            baselines.append(run_wrk(base, healthz, tmp, HEALTHZ_SECONDS))
+            sample["healthz_rps"] = (baselines[-2]["rps"] + baselines[-1]["rps"]) / 2
+            sample["ratio"] = sample["rps"] / sample["healthz_rps"]
+            samples[i].append(sample)
     results = []
-    for page in pages:
-        warm(base, page, tmp)
-        results.append(run_wrk(base, page, tmp))
-        results[-1]["first_ms"] = page.get("first_ms", 0)
-        baselines.append(run_wrk(base, healthz, tmp, HEALTHZ_SECONDS))
-    for i, r in enumerate(results):
-        r["healthz_rps"] = (baselines[i]["rps"] + baselines[i + 1]["rps"]) / 2
-        r["ratio"] = r["rps"] / r["healthz_rps"]
+    for page, rounds in zip(pages, samples, strict=True):
+        result = {**rounds[0], "first_ms": page.get("first_ms", 0), "rounds": rounds}
+        for field in ("rps", "p50_ms", "p99_ms", "kb", "ratio", "healthz_rps"):
+            result[field] = statistics.median(r[field] for r in rounds)
+        result["errors"] = sum(r["errors"] for r in rounds)
+        results.append(result)
     return results, baselines
 
 
@@ -419,8 +437,9 @@ def report(results, baselines, counts, scale, cache_url, started=None, load_befo
     setup = "SQLite + Redis (cached_db sessions)" if cache_url else "SQLite + local memory"
     print(
         f"\n{CONNECTIONS} connections, {WORKERS} gunicorn sync workers, {setup}, {SECONDS} s "
-        f"per page after {WARMUP_SECONDS} s of warm-up ({HEALTHZ_SECONDS} s of /healthz around "
-        "each); data: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+        f"per page in {ROUNDS} rounds (medians) after {WARMUP_SECONDS} s of warm-up "
+        f"({HEALTHZ_SECONDS} s of /healthz around each); data: "
+        + ", ".join(f"{v} {k}" for k, v in counts.items())
     )
     if load_before:
         print(f"machine: {load_before} at the start, {load()} at the end")
@@ -456,7 +475,9 @@ def report(results, baselines, counts, scale, cache_url, started=None, load_befo
     by = {r["name"]: r for r in results}
 
     def cost(a: str, b: str) -> float | None:
-        return by[b]["rps"] / by[a]["rps"] if a in by and b in by else None
+        # from the ratios to /healthz: the two pages may be minutes apart (the 5,000-question
+        # page is measured after the bank has grown), and the machine drifts in between
+        return by[b]["ratio"] / by[a]["ratio"] if a in by and b in by else None
 
     print("\nscaling (the cost of the first over the second; lower is better):")
 
