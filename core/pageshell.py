@@ -105,6 +105,19 @@ def _frozen(value):
     return tuple(sorted(value.items())) if isinstance(value, dict) else value
 
 
+def _shape_key(template_name: str, shape: dict, values: dict) -> tuple:
+    """What picks a kept rendering, for pages and fragments alike: the template, the language,
+    the script prefix and URL conf, the shape, and which values are truthy."""
+    return (
+        template_name,
+        get_language(),
+        get_script_prefix(),
+        get_urlconf(),
+        tuple((k, _frozen(v)) for k, v in sorted(shape.items())),
+        _truthiness(values),
+    )
+
+
 def _escape(text: str) -> str:
     """django.utils.html.escape's characters and entities, without its lazy-string wrapper."""
     return html.escape(text)
@@ -152,14 +165,8 @@ def render(
     links_shape = tuple(
         (link["code"], link["tag"], link["name"], link["prefix"], link["current"]) for link in links
     )
-    truthy = _truthiness(values)
     key = (
-        template_name,
-        get_language(),
-        get_script_prefix(),
-        get_urlconf(),
-        tuple((k, _frozen(v)) for k, v in sorted(shape.items())),
-        truthy,
+        *_shape_key(template_name, shape, values),
         signed_in,
         links_shape,
         processed.get("language_prefixes"),
@@ -214,16 +221,7 @@ def fragment(template_name: str, *, shape: dict, values: dict, csrf_token: str =
     if not enabled or settings.DEBUG:
         context = {**shape, **values, "csrf_token": csrf_token}
         return get_template(template_name).render(context)
-    truthy = _truthiness(values)
-    key = (
-        "fragment",
-        template_name,
-        get_language(),
-        get_script_prefix(),
-        get_urlconf(),
-        tuple((k, _frozen(v)) for k, v in sorted(shape.items())),
-        truthy,
-    )
+    key = ("fragment", *_shape_key(template_name, shape, values))
     parts = _kept.get(key)
     if parts is None:
         stand_ins = {

@@ -138,36 +138,36 @@ class Unprepared:
         return self.build(**values).first()
 
 
+def _kept(key: tuple, make: Callable[[], object], fallback: Callable[[], object]) -> object:
+    """What is kept under ``key`` and this database's vendor, made on first use; ``fallback``
+    when the query can't be compiled once."""
+    full = (key, connections["default"].vendor)
+    found = _prepared.get(full)
+    if found is None:
+        try:
+            found = make()
+        except ValueError as e:
+            logger.info("not compiled once (%s): %s; the ORM runs it each time", key, e)
+            found = fallback()
+        with _lock:
+            _prepared[full] = found
+    return found
+
+
 def prepared(
     key: tuple, build: Callable[..., QuerySet], **stand_ins: object
 ) -> Prepared | Unprepared:
     """The ``Prepared`` kept under ``key`` in this process (built on first use). The key must
     name everything that changes the queryset's shape (the database's vendor is added here)."""
-    full = (key, connections["default"].vendor)
-    found = _prepared.get(full)
-    if found is None:
-        try:
-            found = Prepared(build, **stand_ins)
-        except ValueError as e:
-            logger.info("not compiled once (%s): %s; the ORM runs it each time", key, e)
-            found = Unprepared(build)
-        with _lock:
-            _prepared[full] = found
-    return found
+    return _kept(  # type: ignore[return-value]
+        key, lambda: Prepared(build, **stand_ins), lambda: Unprepared(build)
+    )
 
 
 def prepared_rows(
     key: tuple, build: Callable[..., QuerySet], **stand_ins: object
 ) -> PreparedRows | UnpreparedRows:
     """Like :func:`prepared`, for a ``values_list()`` queryset read whole: ``.rows(**values)``."""
-    full = (key, connections["default"].vendor)
-    found = _prepared.get(full)
-    if found is None:
-        try:
-            found = PreparedRows(build, **stand_ins)
-        except ValueError as e:
-            logger.info("not compiled once (%s): %s; the ORM runs it each time", key, e)
-            found = UnpreparedRows(build)
-        with _lock:
-            _prepared[full] = found
-    return found  # type: ignore[return-value]
+    return _kept(  # type: ignore[return-value]
+        key, lambda: PreparedRows(build, **stand_ins), lambda: UnpreparedRows(build)
+    )

@@ -3,8 +3,6 @@
 context chart. The runner and the worker store them in English with a message id; the page at
 /pl/ and /zh-hans/ words them in its language, and English stays exactly as it was."""
 
-import json
-
 import anthropic
 import httpx2
 import pytest
@@ -17,7 +15,7 @@ from studyapp.sandbox.models import LiveJob, LiveRun
 
 from .english_text import english_left
 from .fakes import RATE_LIMITED, ApiError, reply, text, tool_use
-from .live_runs import create
+from .live_runs import STREAM_START, create, sse
 
 pytestmark = pytest.mark.django_db
 
@@ -334,10 +332,6 @@ def test_a_refused_fork_says_why_in_the_pages_language(client, api):
     assert LiveRun.objects.count() == 1
 
 
-def _sse(*events):
-    return "".join(f"event: {k}\ndata: {json.dumps({'type': k, **d})}\n\n" for k, d in events)
-
-
 def _client(handler):
     return anthropic.Anthropic(
         api_key="server-side",
@@ -346,23 +340,14 @@ def _client(handler):
     )
 
 
-_START = {
-    "id": "msg_x",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-haiku-5-5",
-    "content": [],
-    "stop_reason": None,
-    "usage": {"input_tokens": 5, "output_tokens": 1},
-}
 _CALL = {"type": "tool_use", "id": "toolu_1", "name": "lookup_order", "input": "20931"}
 #: Streamed answers the SDK reads but the loop can't use (as test_live_jobs's MALFORMED).
 WRONG_SHAPE = {
-    "content not a list": _sse(
-        ("message_start", {"message": {**_START, "content": "oops"}}), ("message_stop", {})
+    "content not a list": sse(
+        ("message_start", {"message": {**STREAM_START, "content": "oops"}}), ("message_stop", {})
     ),
-    "tool_use input a string": _sse(
-        ("message_start", {"message": _START}),
+    "tool_use input a string": sse(
+        ("message_start", {"message": STREAM_START}),
         ("content_block_start", {"index": 0, "content_block": _CALL}),
         ("content_block_stop", {"index": 0}),
         ("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {}}),

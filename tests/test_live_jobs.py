@@ -18,7 +18,7 @@ from studyapp.sandbox import jobs
 from studyapp.sandbox.models import LiveJob, LiveRun, LiveUsage
 
 from .fakes import TIMEOUT, FakeAPI, reply, text, tool_use
-from .live_runs import FORM
+from .live_runs import FORM, STREAM_START, sse
 
 SERVER_KEY = "sk-ant-api03-server-key-0123456789abcdefghijklmnopqrstuvwxyz"
 OWN_KEY = "sk-ant-api03-VISITORsOwnKey-9f8e7d6c5b4a39281706abcdefXYZ"
@@ -336,28 +336,18 @@ def test_a_bad_own_key_is_refused_without_echoing_it(client, api):
 # --- 3. malformed answers -----------------------------------------------------------------------
 
 
-def _sse(*events):
-    return "".join(f"event: {k}\ndata: {json.dumps({'type': k, **d})}\n\n" for k, d in events)
-
-
-START = {
-    "id": "msg_x",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-haiku-5-5",
-    "content": [],
-    "stop_reason": None,
-    "usage": {"input_tokens": 5, "output_tokens": 1},
-}
 MALFORMED = {
     "invalid JSON": ("event: message_start\ndata: {not json\n\n", "text/event-stream"),
     "content not a list": (
-        _sse(("message_start", {"message": {**START, "content": "oops"}}), ("message_stop", {})),
+        sse(
+            ("message_start", {"message": {**STREAM_START, "content": "oops"}}),
+            ("message_stop", {}),
+        ),
         "text/event-stream",
     ),
     "tool_use input a string": (
-        _sse(
-            ("message_start", {"message": START}),
+        sse(
+            ("message_start", {"message": STREAM_START}),
             (
                 "content_block_start",
                 {
