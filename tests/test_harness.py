@@ -7,7 +7,14 @@ from types import SimpleNamespace
 import pytest
 
 from tests import selection
-from tests.selection import BROWSER_DIR, mark_expression_allows_browser, paths_reach_browser
+from tests.selection import (
+    BROWSER_DIR,
+    FULL_CHROMIUM,
+    HEADLESS_SHELL,
+    chromium_path,
+    mark_expression_allows_browser,
+    paths_reach_browser,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,3 +140,10 @@ def test_the_browser_journeys_are_scheduled_first_in_the_order_they_were_shuffle
     with pytest.raises(StopIteration):
         hook.send(None)
     assert items == [y, x, a, b]
+
+
+def test_the_journeys_drive_the_headless_shell_when_it_is_installed_and_chromium_path_wins():
+    assert chromium_path({}, lambda path: path == HEADLESS_SHELL) == HEADLESS_SHELL
+    assert chromium_path({}, lambda path: False) == FULL_CHROMIUM
+    mine = {"CHROMIUM_PATH": "/opt/my/chrome"}
+    assert chromium_path(mine, lambda path: True) == "/opt/my/chrome"

@@ -1,12 +1,14 @@
-"""Playwright drives Debian's Chromium (never a downloaded browser) against live_server."""
+"""Playwright drives Debian's Chromium (never a downloaded browser) against live_server: its
+headless shell when installed (tests/selection.py's ``chromium_path`` says why)."""
 
-import os
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+from tests.selection import chromium_path
+
+CHROMIUM = chromium_path()
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
