@@ -132,9 +132,10 @@ def _language(request) -> str:
     return translation.get_language_from_request(request, check_path=used)
 
 
-def _variant(request) -> str:
-    """The local key: scheme, host, path with query, language and what htmx asks for (the
-    fragment, or the whole page to restore its history)."""
+def _variant(request) -> tuple[str, ...]:
+    """The local key: scheme, host, path, query, language and what htmx asks for (the
+    fragment, or the whole page to restore its history). A tuple: no value's characters can
+    make two requests' keys one."""
     meta = request.META
     htmx = "f"
     if meta.get("HTTP_HX_REQUEST") == "true":
@@ -144,11 +145,11 @@ def _variant(request) -> str:
         host = f"{meta.get('HTTP_X_FORWARDED_HOST', '')}>{host}"
     query = meta.get("QUERY_STRING", "")
     scheme = "https" if request.is_secure() else "http"
-    return f"{scheme}|{host}|{request.path}?{query}|{_language(request)}|{htmx}"
+    return (scheme, host, request.path, query, _language(request), htmx)
 
 
-def _shared_key(variant: str, version: str) -> tuple[str, str]:
-    digest = hashlib.md5(variant.encode(), usedforsecurity=False).hexdigest()
+def _shared_key(variant: tuple[str, ...], version: str) -> tuple[str, str]:
+    digest = hashlib.md5(repr(variant).encode(), usedforsecurity=False).hexdigest()
     etag = f'"{version}-{digest[:12]}"'
     return f"page2:{settings.CONTENT_DIR}:{version}:{digest}", etag
 
@@ -232,11 +233,11 @@ class PageCacheMiddleware:
         return response
 
     @staticmethod
-    def _storable(request, response, variant: str) -> bool:
+    def _storable(request, response, variant: tuple[str, ...]) -> bool:
         if response.status_code != 200 or response.streaming or response.cookies:
             return False
         # The key named the language LocaleMiddleware was to choose: it must be the one it chose.
-        if variant.split("|")[-2] != getattr(request, "LANGUAGE_CODE", None):
+        if variant[4] != getattr(request, "LANGUAGE_CODE", None):
             return False
         if request.META.get("CSRF_COOKIE_NEEDS_UPDATE"):  # the page used the CSRF token
             return False
