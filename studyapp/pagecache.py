@@ -34,12 +34,14 @@ import hashlib
 import secrets
 import time
 from collections import OrderedDict
+from contextlib import suppress
 
 from django.conf import settings
 from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.core.cache import caches
 from django.http import HttpResponse, HttpResponseNotModified
 from django.middleware.csrf import InvalidTokenFormat, _check_token_format
+from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date, parse_etags
@@ -57,7 +59,7 @@ def _cache():
 _local_version: list = [0.0, ""]  # [valid until (monotonic), version]
 _local_pages: OrderedDict[tuple, tuple] = OrderedDict()
 LOCAL_PAGES_MAX = 256
-ELSEWHERE_MAX = 10_000
+SHARED_MAX = 10_000
 
 
 def reset_local() -> None:
@@ -179,22 +181,17 @@ class PageCacheMiddleware:
         self.get_response = get_response
         self.views = frozenset(settings.PAGE_CACHE_VIEWS)
         self.enabled = settings.PAGE_CACHE_SECONDS > 0
-        # Paths this process has seen resolve to a view that is not shared (/healthz, a signed-in
-        # page): no cache lookup for them. URL resolution alone puts a path here, so no scheme,
-        # host or header of one request (a redirect, a 400) keeps a reading page out of it.
-        self.elsewhere: set[str] = set()
+        # Per path, whether it resolves to a shared view: resolved once per process, as the
+        # stack would resolve it, so /healthz and signed-in pages never look in the cache (nor
+        # read the content version) and a cached page's hit resolves nothing.
+        self.shared: dict[str, bool] = {}
         self.static = settings.STATIC_URL if settings.STATIC_URL.startswith("/") else "/static/"
 
     def __call__(self, request):
         if not self.enabled:
             return self.get_response(request)
         state = None
-        path = request.path
-        if (
-            path not in self.elsewhere
-            and not path.startswith(self.static)
-            and is_cacheable_request(request)
-        ):
+        if self._shared_path(request) and is_cacheable_request(request):
             version = content_version()
             variant = _variant(request)
             local = (version, variant)
@@ -210,13 +207,7 @@ class PageCacheMiddleware:
                 return _serve(request, page)
         response = self.get_response(request)
         match = getattr(request, "resolver_match", None)
-        if match is None:
-            return response
-        if match.view_name not in self.views:
-            if state is not None and getattr(request, "urlconf", None) is None:
-                if len(self.elsewhere) >= ELSEWHERE_MAX:  # ids in paths: start again
-                    self.elsewhere.clear()
-                self.elsewhere.add(path)
+        if match is None or match.view_name not in self.views:
             return response
         if state is None or not self._storable(request, response, state[0][1]):
             patch_cache_control(response, private=True)
@@ -231,6 +222,20 @@ class PageCacheMiddleware:
         _remember(local, page)
         response.headers["X-Page-Cache"] = "miss"
         return response
+
+    def _shared_path(self, request) -> bool:
+        path = request.path_info
+        shared = self.shared.get(path)
+        if shared is None:
+            shared = False
+            if not request.path.startswith(self.static):
+                # What LocaleMiddleware and the handler would do: the language, then resolve().
+                with translation.override(_language(request)), suppress(Resolver404):
+                    shared = resolve(path).view_name in self.views
+            if len(self.shared) >= SHARED_MAX:  # ids in paths: start again
+                self.shared.clear()
+            self.shared[path] = shared
+        return shared
 
     @staticmethod
     def _storable(request, response, variant: tuple[str, ...]) -> bool:

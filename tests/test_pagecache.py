@@ -263,3 +263,21 @@ def test_a_content_reload_in_another_process_reaches_this_one(client, settings):
     fresh = client.get(url)
     assert fresh.headers["X-Page-Cache"] == "miss" and fresh.headers["ETag"] != old.headers["ETag"]
     assert fresh.headers["ETag"].startswith('"1999999999.feedbeef-')
+
+
+@pytest.mark.django_db
+def test_only_shared_pages_look_in_the_cache(client, monkeypatch):
+    # /healthz, a 404 and the other pages never read the content version (nor Redis): each
+    # path is resolved once per process, as the stack resolves it, and remembered.
+    from studyapp import pagecache
+
+    reads = []
+    real = pagecache.content_version
+    monkeypatch.setattr(pagecache, "content_version", lambda: reads.append(1) or real())
+    for url in ("/healthz", "/healthz", "/practice/", "/pl/practice/", "/no/such/page/"):
+        client.get(url)
+    assert reads == []
+    for url in ("/glossary/", "/pl/glossary/", "/glossary/"):
+        client.get(url)
+    assert len(reads) == 3
+    assert client.get("/pl/glossary/").headers["X-Page-Cache"] == "hit"
