@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
 from threading import Lock
 
-from django.db import connections
+from django.db import connections, transaction
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
 
@@ -122,7 +123,68 @@ def _slots(params, stand_ins: dict) -> list[tuple[int, str]]:
     return slots
 
 
-_prepared: dict[tuple, Prepared | Unprepared | PreparedRows | UnpreparedRows] = {}
+class PreparedUpdate:
+    """``queryset.update(**values)`` compiled once, like :class:`Prepared`: ``build(**stand_ins)``
+    gives the filtered queryset, ``fields`` the columns set; ``run({field: value, ...}, pk=12,
+    ...)`` runs the UPDATE with this request's values and gives the number of rows changed. Each
+    value is prepared for the database as the ORM's update compiler prepares it
+    (``get_db_prep_save``); a datetime stand-in is compared as the backend stores it."""
+
+    def __init__(self, build: Callable[..., QuerySet], fields: tuple[str, ...], **stand_ins):
+        from django.db.models import Value, sql
+
+        queryset = build(**stand_ins)
+        self.db = queryset.db
+        connection = connections[self.db]
+        model = queryset.model
+        self.fields = [model._meta.get_field(name) for name in fields]
+        if any(hasattr(f, "get_placeholder") for f in self.fields):
+            raise ValueError("a field with its own placeholder")
+        query = queryset.query.chain(sql.UpdateQuery)
+        # Each column set from one parameter, filled in per request (a None would compile to NULL).
+        query.add_update_values({f.name: Value(i) for i, f in enumerate(self.fields)})
+        compiler = query.get_compiler(using=self.db)
+        sql_text, params = compiler.as_sql()
+        if (
+            query.related_updates
+            or not sql_text.startswith("UPDATE ")
+            or list(params[: len(self.fields)]) != list(range(len(self.fields)))
+        ):
+            raise ValueError("not one plain UPDATE")
+        self.sql, self.params = sql_text, list(params)
+        self.adapt = {
+            name: connection.ops.adapt_datetimefield_value
+            for name, value in stand_ins.items()
+            if isinstance(value, datetime)
+        }
+        where = params[len(self.fields) :]
+        adapted = {n: self.adapt[n](v) if n in self.adapt else v for n, v in stand_ins.items()}
+        self.slots = [(at + len(self.fields), name) for at, name in _slots(where, adapted)]
+
+    def run(self, values: dict[str, object], **where: object) -> int:
+        connection = connections[self.db]
+        params = list(self.params)
+        for i, field in enumerate(self.fields):
+            params[i] = field.get_db_prep_save(values[field.name], connection=connection)
+        for at, name in self.slots:
+            value = where[name]
+            params[at] = self.adapt[name](value) if name in self.adapt else value
+        with transaction.mark_for_rollback_on_error(using=self.db), connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            return cursor.rowcount
+
+
+class UnpreparedUpdate:
+    """The UPDATE through the ORM each time (see :class:`Unprepared`)."""
+
+    def __init__(self, build: Callable[..., QuerySet]) -> None:
+        self.build = build
+
+    def run(self, values: dict[str, object], **where: object) -> int:
+        return self.build(**where).update(**values)
+
+
+_prepared: dict[tuple, object] = {}
 _lock = Lock()
 
 
@@ -170,4 +232,15 @@ def prepared_rows(
     """Like :func:`prepared`, for a ``values_list()`` queryset read whole: ``.rows(**values)``."""
     return _kept(  # type: ignore[return-value]
         key, lambda: PreparedRows(build, **stand_ins), lambda: UnpreparedRows(build)
+    )
+
+
+def prepared_update(
+    key: tuple, build: Callable[..., QuerySet], fields: tuple[str, ...], **stand_ins: object
+) -> PreparedUpdate | UnpreparedUpdate:
+    """Like :func:`prepared`, for ``build(...).update(**values)``: ``.run(values, **where)``."""
+    return _kept(  # type: ignore[return-value]
+        key,
+        lambda: PreparedUpdate(build, fields, **stand_ins),
+        lambda: UnpreparedUpdate(build),
     )

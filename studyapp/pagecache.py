@@ -15,6 +15,12 @@ static/js/site.js), so one rendering can serve every anonymous visitor:
   version at most every ``settings.PAGE_CACHE_VERSION_SECONDS`` and keeps its hottest pages in
   its own memory, so a cached page costs no round trip to Redis).
 
+The middleware is the outermost one: a hit is answered before the rest of the stack runs and
+before the URL is resolved, with every header the whole stack gave the page when it was stored,
+so it is byte for byte the response a rendering would give (tests/test_pagecache.py compares
+them). The key decides the language as LocaleMiddleware does, and a page is stored only when the
+language LocaleMiddleware chose is the key's.
+
 A visitor with a session (signed in, or an anonymous learner with answers or preferences) or a
 pending message is never served from, nor stored in, the shared cache; such responses are marked
 ``private``. A rendering that touched the CSRF token, created a session or set a cookie is not
@@ -28,16 +34,19 @@ import hashlib
 import secrets
 import time
 from collections import OrderedDict
+from contextlib import suppress
 
 from django.conf import settings
+from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.core.cache import caches
 from django.http import HttpResponse, HttpResponseNotModified
+from django.middleware.csrf import InvalidTokenFormat, _check_token_format
+from django.urls import Resolver404, resolve
+from django.utils import translation
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date, parse_etags
 
 VERSION_KEY = "loopcraft:content-version"
-#: Response headers kept with a cached page (the rest is added by the middleware on the way out).
-KEPT_HEADERS = ("Content-Type", "Content-Language", "HX-Push-Url", "HX-Trigger")
 
 
 def _cache():
@@ -48,8 +57,9 @@ def _cache():
 # it served last in its own memory (keyed by version too), so a cached page costs no round trip
 # to Redis: a content reload reaches every server within that many seconds.
 _local_version: list = [0.0, ""]  # [valid until (monotonic), version]
-_local_pages: OrderedDict[tuple, tuple[bytes, dict]] = OrderedDict()
+_local_pages: OrderedDict[tuple, tuple] = OrderedDict()
 LOCAL_PAGES_MAX = 256
+SHARED_MAX = 10_000
 
 
 def reset_local() -> None:
@@ -80,7 +90,7 @@ def bump_content_version() -> str:
     return version
 
 
-def _remember(key: tuple, page: tuple[bytes, dict]) -> None:
+def _remember(key: tuple, page: tuple) -> None:
     _local_pages[key] = page
     while len(_local_pages) > LOCAL_PAGES_MAX:
         try:
@@ -94,26 +104,56 @@ def _new_version() -> str:
 
 
 def is_cacheable_request(request) -> bool:
+    """May this request be answered from, and its answer stored in, the shared cache? A GET or
+    HEAD with no session, no pending message and nothing the inner middleware would answer
+    differently for (a CSRF cookie it would replace, a user agent it would refuse)."""
     if request.method not in ("GET", "HEAD"):
         return False
-    cookies = request.COOKIES
-    return settings.SESSION_COOKIE_NAME not in cookies and "messages" not in cookies
+    if "HTTP_COOKIE" in request.META:
+        cookies = request.COOKIES
+        if settings.SESSION_COOKIE_NAME in cookies or "messages" in cookies:
+            return False
+        token = cookies.get(settings.CSRF_COOKIE_NAME)
+        if token is not None:  # CsrfViewMiddleware sets a new cookie for a malformed one
+            try:
+                _check_token_format(token)
+            except InvalidTokenFormat:
+                return False
+    return not settings.DISALLOWED_USER_AGENTS and not settings.CSRF_USE_SESSIONS
 
 
-def _variant(request) -> str:
-    """The local key: host, path with query, language and whether htmx wants a fragment."""
+def _language(request) -> str:
+    """The language LocaleMiddleware will activate for this request (its own steps)."""
+    urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
+    used, prefixed_default = is_language_prefix_patterns_used(urlconf)
+    from_path = translation.get_language_from_path(request.path_info)
+    if from_path:
+        return from_path
+    if used and not prefixed_default:
+        return settings.LANGUAGE_CODE
+    return translation.get_language_from_request(request, check_path=used)
+
+
+def _variant(request) -> tuple[str, ...]:
+    """The local key: scheme, host, path, query, language and what htmx asks for (the
+    fragment, or the whole page to restore its history). A tuple: no value's characters can
+    make two requests' keys one."""
     meta = request.META
-    htmx = meta.get("HTTP_HX_REQUEST") == "true"
-    restore = meta.get("HTTP_HX_HISTORY_RESTORE_REQUEST") == "true"
-    language = getattr(request, "LANGUAGE_CODE", settings.LANGUAGE_CODE)
-    fragment = "h" if htmx and not restore else "f"
-    return f"{meta.get('HTTP_HOST', '')}|{request.get_full_path()}|{language}|{fragment}"
+    htmx = "f"
+    if meta.get("HTTP_HX_REQUEST") == "true":
+        htmx = "r" if meta.get("HTTP_HX_HISTORY_RESTORE_REQUEST") == "true" else "h"
+    host = meta.get("HTTP_HOST", "")
+    if settings.USE_X_FORWARDED_HOST:
+        host = f"{meta.get('HTTP_X_FORWARDED_HOST', '')}>{host}"
+    query = meta.get("QUERY_STRING", "")
+    scheme = "https" if request.is_secure() else "http"
+    return (scheme, host, request.path, query, _language(request), htmx)
 
 
-def _shared_key(variant: str, version: str) -> tuple[str, str]:
-    digest = hashlib.md5(variant.encode(), usedforsecurity=False).hexdigest()
+def _shared_key(variant: tuple[str, ...], version: str) -> tuple[str, str]:
+    digest = hashlib.md5(repr(variant).encode(), usedforsecurity=False).hexdigest()
     etag = f'"{version}-{digest[:12]}"'
-    return f"page:{settings.CONTENT_DIR}:{version}:{digest}", etag
+    return f"page2:{settings.CONTENT_DIR}:{version}:{digest}", etag
 
 
 def _public(etag: str, version: str) -> dict[str, str]:
@@ -129,67 +169,80 @@ def _public(etag: str, version: str) -> dict[str, str]:
 
 
 class PageCacheMiddleware:
-    """Serves and stores the pages named in settings.PAGE_CACHE_VIEWS (see the module doc)."""
+    """Serves and stores the pages named in settings.PAGE_CACHE_VIEWS (see the module doc).
+
+    The outermost middleware: a cached page is answered before the rest of the stack runs and
+    before its URL is resolved, with the headers the whole stack gave it when it was stored
+    (security headers, CSP, Content-Language, Vary, Cache-Control, ETag, Last-Modified), so a
+    hit costs about what ``/healthz`` does and is byte for byte the page the stack would give.
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
         self.views = frozenset(settings.PAGE_CACHE_VIEWS)
         self.enabled = settings.PAGE_CACHE_SECONDS > 0
-
-    def process_view(self, request, view_func, view_args, view_kwargs):
-        match = request.resolver_match
-        if not self.enabled or match is None or match.view_name not in self.views:
-            return None
-        if not is_cacheable_request(request):
-            request._page_cache = "private"
-            return None
-        version = content_version()
-        variant = _variant(request)
-        local = (version, variant)
-        page = _local_pages.get(local)
-        if page is None:
-            key, etag = _shared_key(variant, version)
-            page = _cache().get(key)
-            if page is None:
-                request._page_cache = (local, key, etag, version)
-                return None
-            _remember(local, page)
-        content, headers = page
-        request._page_cache = "served"
-        if headers["ETag"] in parse_etags(request.META.get("HTTP_IF_NONE_MATCH", "")):
-            response = HttpResponseNotModified()
-            headers = {k: v for k, v in headers.items() if k != "Content-Type"}
-        else:
-            response = HttpResponse(content)
-            response.headers["X-Page-Cache"] = "hit"
-        for name, value in headers.items():
-            response.headers[name] = value
-        return response
+        # Per path, whether it resolves to a shared view: resolved once per process, as the
+        # stack would resolve it, so /healthz and signed-in pages never look in the cache (nor
+        # read the content version) and a cached page's hit resolves nothing.
+        self.shared: dict[str, bool] = {}
+        self.static = settings.STATIC_URL if settings.STATIC_URL.startswith("/") else "/static/"
 
     def __call__(self, request):
+        if not self.enabled:
+            return self.get_response(request)
+        state = None
+        if self._shared_path(request) and is_cacheable_request(request):
+            version = content_version()
+            variant = _variant(request)
+            local = (version, variant)
+            page = _local_pages.get(local)
+            if page is None:
+                key, etag = _shared_key(variant, version)
+                page = _cache().get(key)
+                if page is None:
+                    state = (local, key, etag, version)
+                else:
+                    _remember(local, page)
+            if page is not None:
+                return _serve(request, page)
         response = self.get_response(request)
-        state = getattr(request, "_page_cache", None)
-        if state is None or state == "served":
+        match = getattr(request, "resolver_match", None)
+        if match is None or match.view_name not in self.views:
             return response
-        if state == "private" or not self._storable(request, response):
+        if state is None or not self._storable(request, response, state[0][1]):
             patch_cache_control(response, private=True)
             return response
         local, key, etag, version = state
-        headers = {h: response.headers[h] for h in KEPT_HEADERS if h in response.headers}
         public = _public(etag, version)
         patch_vary_headers(response, [v.strip() for v in public.pop("Vary").split(",")])
-        headers["Vary"] = response.headers["Vary"]
         for name, value in public.items():
-            response.headers[name] = headers[name] = value
-        page = (response.content, headers)
+            response.headers[name] = value
+        page = (response.content, tuple(response.headers.items()), etag)
         _cache().set(key, page, settings.PAGE_CACHE_SECONDS)
         _remember(local, page)
         response.headers["X-Page-Cache"] = "miss"
         return response
 
+    def _shared_path(self, request) -> bool:
+        path = request.path_info
+        shared = self.shared.get(path)
+        if shared is None:
+            shared = False
+            if not request.path.startswith(self.static):
+                # What LocaleMiddleware and the handler would do: the language, then resolve().
+                with translation.override(_language(request)), suppress(Resolver404):
+                    shared = resolve(path).view_name in self.views
+            if len(self.shared) >= SHARED_MAX:  # ids in paths: start again
+                self.shared.clear()
+            self.shared[path] = shared
+        return shared
+
     @staticmethod
-    def _storable(request, response) -> bool:
+    def _storable(request, response, variant: tuple[str, ...]) -> bool:
         if response.status_code != 200 or response.streaming or response.cookies:
+            return False
+        # The key named the language LocaleMiddleware was to choose: it must be the one it chose.
+        if variant[4] != getattr(request, "LANGUAGE_CODE", None):
             return False
         if request.META.get("CSRF_COOKIE_NEEDS_UPDATE"):  # the page used the CSRF token
             return False
@@ -200,3 +253,19 @@ class PageCacheMiddleware:
         if storage is not None and getattr(storage, "added_new", False):
             return False
         return not response.has_header("Cache-Control")
+
+
+def _serve(request, page: tuple[bytes, tuple[tuple[str, str], ...], str]) -> HttpResponse:
+    """The stored page (or 304 to a revalidation), with every header it was stored with."""
+    content, headers, etag = page
+    if etag in parse_etags(request.META.get("HTTP_IF_NONE_MATCH", "")):
+        response: HttpResponse = HttpResponseNotModified()
+        for name, value in headers:
+            if name not in ("Content-Type", "Content-Length"):  # RFC 9110 15.4.5
+                response.headers[name] = value
+        return response
+    response = HttpResponse(content)
+    for name, value in headers:
+        response.headers[name] = value
+    response.headers["X-Page-Cache"] = "hit"
+    return response

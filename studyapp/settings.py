@@ -103,6 +103,9 @@ INSTALLED_APPS = [
     "progress",
 ]
 MIDDLEWARE = [
+    # Outermost: a cached anonymous reading page is answered before the rest of the stack runs,
+    # with the headers the stack gave it when it was stored (studyapp/pagecache.py).
+    "studyapp.pagecache.PageCacheMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -119,8 +122,6 @@ MIDDLEWARE = [
     # django-csp's, with the header built once per policy (studyapp/security.py).
     "studyapp.security.CSPMiddleware",
     "studyapp.ratelimit.RateLimitMiddleware",
-    # Innermost: it sees the view's answer (anonymous reading pages, studyapp/pagecache.py).
-    "studyapp.pagecache.PageCacheMiddleware",
 ]
 TEMPLATES = [
     {

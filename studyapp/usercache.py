@@ -9,6 +9,12 @@ a request that read the old row meanwhile can't put it back for long). The sessi
 verified as Django does: the session's hash must match the user's password hash, so a password
 change logs the other sessions out.
 
+With ``cached_db`` sessions in that same cache, the session and the user's row come in one round
+trip (:func:`_prefetch`): each process remembers which user a session key belongs to (a
+session's user never changes under one key: signing in as another user or out gives a new key),
+and asks for both keys at once. The hint only chooses what to fetch; the user is the one the
+session read in that same round trip names, as before.
+
 Never with a per-process cache: another process would keep a user it did not see change (a
 password reset, a deactivation), so the setting is 0 without ``CACHE_URL``. The cached row holds
 what the database holds (including the password *hash*): Redis is as private as the database
@@ -24,6 +30,7 @@ from django.contrib.auth.middleware import (
     AuthenticationMiddleware as DjangoAuthenticationMiddleware,
 )
 from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.cached_db import SessionStore as CachedDBSession
 from django.core.cache import caches
 from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
@@ -39,12 +46,16 @@ def _cache():
     return caches["default"]
 
 
-def load_user(backend, user_id):
-    """``backend.get_user(user_id)`` through the cache (ModelBackend rules: inactive is None)."""
+def load_user(backend, user_id, prefetched: tuple[str, object] | None = None):
+    """``backend.get_user(user_id)`` through the cache (ModelBackend rules: inactive is None);
+    ``prefetched``: (user id, the cached row or None) read with the session (:func:`_prefetch`)."""
     seconds = settings.USER_CACHE_SECONDS
     if not seconds:
         return backend.get_user(user_id)
-    user = _cache().get(_key(user_id))
+    if prefetched is not None and prefetched[0] == str(user_id):
+        user = prefetched[1]
+    else:
+        user = _cache().get(_key(user_id))
     if user is None:
         user = backend.get_user(user_id)
         if user is not None:
@@ -64,7 +75,9 @@ def get_user(request):
         pass
     else:
         if backend_path in settings.AUTHENTICATION_BACKENDS:
-            user = load_user(auth.load_backend(backend_path), user_id)
+            _remember(request.session.session_key, user_id)
+            prefetched = getattr(request, "_prefetched_user", None)
+            user = load_user(auth.load_backend(backend_path), user_id, prefetched)
             if hasattr(user, "get_session_auth_hash"):
                 session_hash = request.session.get(HASH_SESSION_KEY)
                 verified = bool(session_hash) and constant_time_compare(
@@ -93,8 +106,48 @@ class AuthenticationMiddleware(DjangoAuthenticationMiddleware):
 
 def _request_user(request):
     if not hasattr(request, "_cached_user"):
+        _prefetch(request)
         request._cached_user = get_user(request)
     return request._cached_user
+
+
+# session key -> the user id its session names, per process (a hint: see the module doc)
+_users_of: dict[str, str] = {}
+USERS_OF_MAX = 10_000
+
+
+def _remember(session_key: str | None, user_id) -> None:
+    if not settings.USER_CACHE_SECONDS or not session_key:
+        return
+    if len(_users_of) >= USERS_OF_MAX:
+        _users_of.clear()
+    _users_of[session_key] = str(user_id)
+
+
+def _prefetch(request) -> None:
+    """Read a ``cached_db`` session and its user's cached row in one round trip, where this
+    process has seen the session before; otherwise nothing (the usual two reads follow)."""
+    session = getattr(request, "session", None)
+    if (
+        not settings.USER_CACHE_SECONDS
+        or not isinstance(session, CachedDBSession)
+        or hasattr(session, "_session_cache")  # already read
+        or session._cache is not _cache()
+    ):
+        return
+    user_id = _users_of.get(session.session_key or "")
+    if user_id is None:
+        return
+    user_key = _key(user_id)
+    try:
+        found = _cache().get_many([session.cache_key, user_key])
+    except Exception:  # what cached_db does when the cache fails: read it the usual way
+        return
+    data = found.get(session.cache_key)
+    if data is None:  # not in the cache: cached_db reads the database row
+        return
+    session._session_cache = data  # what SessionStore.load() would have returned
+    request._prefetched_user = (user_id, found.get(user_key))
 
 
 def forget(user_id) -> None:

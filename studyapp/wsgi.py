@@ -14,5 +14,7 @@ application = get_wsgi_application()
 # reads a transcript (management commands and tests import it only when they need it).
 sdk.load()
 
-# Last: what boot loaded is never walked by the garbage collector again (studyapp/boot.py).
+# Last: what boot loaded is never walked by the garbage collector again (studyapp/boot.py), nor,
+# later, what the first requests kept.
 boot.settle()
+application = boot.SettleAfter(application)

@@ -38,3 +38,30 @@ def test_each_server_entry_point_settles_after_everything_it_loads(monkeypatch, 
     monkeypatch.delitem(sys.modules, module, raising=False)  # run the module's code afresh
     importlib.import_module(module)
     assert order == ["sdk", "settle"]
+
+
+def test_a_server_settles_again_after_its_first_requests(monkeypatch):
+    """What the first requests keep (templates, shells, compiled queries) is frozen too: a
+    settle after the 100th, 1,000th, … request, and the application's answers pass through."""
+    settled = []
+    monkeypatch.setattr(boot, "settle", lambda: settled.append(app.served))
+
+    def inner(environ, start_response):
+        start_response("200 OK", [])
+        return [environ["PATH_INFO"].encode()]
+
+    app = boot.SettleAfter(inner, at=(3, 5))
+    answers = [b"".join(app({"PATH_INFO": f"/{i}"}, lambda *a: None)) for i in range(8)]
+    assert answers == [f"/{i}".encode() for i in range(8)]
+    assert settled == [3, 5]
+    assert boot.SettleAfter(inner).at == [100, 1_000, 10_000, 100_000]
+
+
+def test_the_wsgi_application_is_wrapped_to_settle_again(monkeypatch):
+    from studyapp.agentloop import sdk
+
+    monkeypatch.setattr(sdk, "load", lambda: None)
+    monkeypatch.setattr(boot, "settle", lambda: None)  # no freeze in the test process
+    monkeypatch.delitem(sys.modules, "studyapp.wsgi", raising=False)
+    wsgi = importlib.import_module("studyapp.wsgi")
+    assert isinstance(wsgi.application, boot.SettleAfter)

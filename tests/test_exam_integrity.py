@@ -93,6 +93,18 @@ def test_a_save_from_a_stale_page_after_submit_is_refused(bank):
     assert Response.objects.get(pk=stale.pk).answered_at is None
 
 
+def test_a_save_whose_deadline_passed_after_the_page_loaded_it_is_refused(bank):
+    owner = services.Owner(None, "tok-late")
+    attempt = services.exam_start(owner=owner, count=5)
+    # The save request loaded the attempt just before its deadline passed.
+    stale = Response.objects.select_related("attempt", "question").get(attempt=attempt, position=1)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    with pytest.raises(services.AttemptClosed, match="Time ran out"):
+        services.response_save(response=stale, answer=_answer_dict(stale), lock_after_first=False)
+    assert Response.objects.get(pk=stale.pk).answered_at is None
+    assert Attempt.objects.get(pk=attempt.pk).is_submitted  # and the exam closed with it
+
+
 def _answer_dict(response):
     from django.http import QueryDict
 

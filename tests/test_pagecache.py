@@ -146,3 +146,138 @@ def test_the_csrf_endpoint_sets_the_cookie_and_is_never_cached(client):
     response = client.get("/csrf/")
     assert response.status_code == 204 and "csrftoken" in response.cookies
     assert "no-cache" in response.headers["Cache-Control"]
+
+
+def _headers(response) -> list[tuple[str, str]]:
+    """Every header in the order sent, less the one that says which path answered."""
+    return [(k, v) for k, v in response.headers.items() if k != "X-Page-Cache"]
+
+
+def _variants() -> list[str]:
+    note = next(iter(library().notes()))
+    pages = ["/", f"/notes/{note}/", "/glossary/", "/sandbox/parallel-lookups/steps/2/"]
+    return [f"{prefix}{url}" for prefix in ("", "/pl", "/zh-hans") for url in pages]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
+def test_a_cache_hit_is_byte_for_byte_the_page_the_whole_stack_gives(client, htmx):
+    # The hit is answered before the middleware stack runs: everything the stack adds (security
+    # headers, CSP, Content-Language, Vary, Content-Length, X-Frame-Options) came with the page.
+    headers = {"HX-Request": "true"} if htmx else {}
+    for url in _variants():
+        rendered = client.get(url, headers=headers)
+        hit = client.get(url, headers=headers)
+        assert rendered.status_code == hit.status_code == 200, url
+        assert rendered.headers["X-Page-Cache"] == "miss" and hit.headers["X-Page-Cache"] == "hit"
+        assert hit.content == rendered.content, url
+        assert _headers(hit) == _headers(rendered), url
+        assert not hit.cookies and not rendered.cookies, url
+        names = {k.lower() for k, _ in _headers(hit)}
+        assert {"content-security-policy", "x-frame-options", "x-content-type-options",
+                "referrer-policy", "content-language", "content-length"} <= names, url  # fmt: skip
+        language = url.split("/")[1] if url.startswith(("/pl/", "/zh-hans/")) else "en"
+        assert hit.headers["Content-Language"] == language, url
+        # A revalidation: 304, no body, the page's headers but the ones that describe a body.
+        revalidated = client.get(url, headers={**headers, "If-None-Match": hit.headers["ETag"]})
+        assert revalidated.status_code == 304 and revalidated.content == b"", url
+        expected = [(k, v) for k, v in _headers(hit) if k not in ("Content-Type", "Content-Length")]
+        assert _headers(revalidated) == expected, url
+        stale = client.get(url, headers={**headers, "If-None-Match": '"other"'})
+        assert stale.status_code == 200 and stale.content == hit.content, url
+
+
+@pytest.mark.django_db
+def test_the_cached_language_is_the_one_the_slow_path_picks(client):
+    # Unprefixed URLs are English whatever the language cookie or Accept-Language say (the URL
+    # alone decides); the first visitor, who asked for Polish, fills the cache with English.
+    asks_polish = {"Accept-Language": "pl", "Cookie": "django_language=pl"}
+    for url in ("/", "/glossary/"):
+        first = client.get(url, headers=asks_polish)
+        assert first.headers["X-Page-Cache"] == "miss"
+        assert first.headers["Content-Language"] == "en" and '<html lang="en"' in first.text
+        plain = client.get(url)
+        assert plain.headers["X-Page-Cache"] == "hit" and plain.content == first.content
+        polish = client.get(f"/pl{url}")
+        assert polish.headers["X-Page-Cache"] == "miss" and polish.content != first.content
+        assert polish.headers["Content-Language"] == "pl"
+
+
+@pytest.mark.django_db
+def test_htmx_fragment_history_restore_and_page_are_three_entries(client):
+    url = "/sandbox/parallel-lookups/steps/2/"
+    restore = {"HX-Request": "true", "HX-History-Restore-Request": "true"}
+    page, fragment, whole = (
+        client.get(url), client.get(url, headers={"HX-Request": "true"}),
+        client.get(url, headers=restore),
+    )  # fmt: skip
+    assert [r.headers["X-Page-Cache"] for r in (page, fragment, whole)] == ["miss"] * 3
+    assert client.get(url, headers=restore).content == whole.content
+
+
+@pytest.mark.django_db
+def test_what_the_cache_never_answers(client):
+    url = f"/notes/{next(iter(library().notes()))}/"
+    client.get(url)
+    assert client.get(url).headers["X-Page-Cache"] == "hit"
+    # a POST, a pending message, a session: rendered for that visitor, never the shared page
+    assert "X-Page-Cache" not in client.post(url).headers
+    for cookie in ("messages=abc", "sessionid=nosuchsession"):
+        response = client.get(url, headers={"Cookie": cookie})
+        assert "X-Page-Cache" not in response.headers, cookie
+        assert "private" in response.headers["Cache-Control"], cookie
+    # A CSRF cookie the CSRF middleware would replace: the page it renders sets a new one.
+    response = client.get(url, headers={"Cookie": "csrftoken=short"})
+    assert "X-Page-Cache" not in response.headers and "csrftoken" in response.cookies
+    # A well-formed one changes nothing the stack sends: the shared page.
+    token = "a" * 32
+    assert (
+        client.get(url, headers={"Cookie": f"csrftoken={token}"}).headers["X-Page-Cache"] == "hit"
+    )
+
+
+@pytest.mark.django_db
+def test_a_page_stored_over_https_is_not_the_answer_over_http(client, settings):
+    url = "/glossary/"
+    secure = client.get(url, headers={"X-Forwarded-Proto": "https"})
+    assert secure.headers["X-Page-Cache"] == "miss" and "Strict-Transport-Security" in secure
+    plain = client.get(url)
+    assert plain.headers["X-Page-Cache"] == "miss" and "Strict-Transport-Security" not in plain
+    assert client.get(url, headers={"X-Forwarded-Proto": "https"}).headers["X-Page-Cache"] == "hit"
+
+
+@pytest.mark.django_db
+def test_a_content_reload_in_another_process_reaches_this_one(client, settings):
+    # Another server's loadcontent writes a new version to the shared cache; this process reads
+    # it once its own copy of the version is PAGE_CACHE_VERSION_SECONDS old (0 here: at once).
+    from django.core.cache import caches
+
+    from studyapp import pagecache
+
+    settings.PAGE_CACHE_VERSION_SECONDS = 0
+    url = "/glossary/"
+    client.get(url)
+    old = client.get(url)
+    assert old.headers["X-Page-Cache"] == "hit"
+    caches[settings.PAGE_CACHE_ALIAS].set(pagecache.VERSION_KEY, "1999999999.feedbeef", None)
+    fresh = client.get(url)
+    assert fresh.headers["X-Page-Cache"] == "miss" and fresh.headers["ETag"] != old.headers["ETag"]
+    assert fresh.headers["ETag"].startswith('"1999999999.feedbeef-')
+
+
+@pytest.mark.django_db
+def test_only_shared_pages_look_in_the_cache(client, monkeypatch):
+    # /healthz, a 404 and the other pages never read the content version (nor Redis): each
+    # path is resolved once per process, as the stack resolves it, and remembered.
+    from studyapp import pagecache
+
+    reads = []
+    real = pagecache.content_version
+    monkeypatch.setattr(pagecache, "content_version", lambda: reads.append(1) or real())
+    for url in ("/healthz", "/healthz", "/practice/", "/pl/practice/", "/no/such/page/"):
+        client.get(url)
+    assert reads == []
+    for url in ("/glossary/", "/pl/glossary/", "/glossary/"):
+        client.get(url)
+    assert len(reads) == 3
+    assert client.get("/pl/glossary/").headers["X-Page-Cache"] == "hit"

@@ -112,3 +112,45 @@ def test_a_query_whose_stand_ins_are_not_plain_parameters_runs_through_the_orm(
     assert twice.first(pk=mine.pk) == mine and twice.first(pk=mine.pk + 999) is None
     once = prepared(("test-once",), lambda pk: Attempt.objects.filter(pk=pk), pk=1_999_999_001)
     assert isinstance(once, Prepared) and once.first(pk=mine.pk) == mine
+
+
+def test_a_compiled_update_stores_what_the_orms_update_stores(client, one_of_each, learner):
+    """core/prepared.PreparedUpdate (the exam's autosave on SQLite): the same column values as
+    ``queryset.update()`` (JSON, None, a datetime), only on the rows its WHERE names."""
+    from datetime import timedelta
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from core.prepared import PreparedUpdate, prepared_update
+    from quizzes import services
+
+    client.force_login(learner)
+    client.post("/exam/", {"count": 5})
+    attempt = Attempt.objects.latest("pk")
+    first, second = Response.objects.filter(attempt=attempt).order_by("position")[:2]
+    fields = ("answer", "score", "is_correct", "families", "answered_at")
+    save = prepared_update(
+        ("test-save", False),
+        lambda pk, attempt, now: services._if_open(pk, attempt, now, False),
+        fields,
+        pk=1_999_999_001,
+        attempt=1_999_999_002,
+        now=services._STAND_IN_NOW,
+    )
+    if connection.vendor == "sqlite":
+        assert isinstance(save, PreparedUpdate)
+    now = timezone.now()
+    values = {"answer": {"choice": "b", "n": [1, None]}, "score": None, "is_correct": None,
+              "families": ["x"], "answered_at": now}  # fmt: skip
+    assert save.run(values, pk=first.pk, attempt=attempt.pk, now=now) == 1
+    Response.objects.filter(pk=second.pk).update(**values)  # the ORM's own
+    got, expected = (
+        Response.objects.filter(pk=pk).values(*fields).get() for pk in (first.pk, second.pk)
+    )
+    assert got == expected and got["answered_at"] == now and got["answer"]["n"] == [1, None]
+    # Past the deadline (now is the request's clock, not the database's), nothing is written.
+    later = now + timedelta(hours=9)
+    assert save.run({**values, "score": 1.0}, pk=first.pk, attempt=attempt.pk, now=later) == 0
+    assert save.run(values, pk=first.pk, attempt=attempt.pk + 1, now=now) == 0  # not its attempt
+    assert Response.objects.get(pk=first.pk).score is None

@@ -100,3 +100,63 @@ def test_each_session_gets_its_own_user(client, learner, other_learner, user_cac
         page = other.get("/practice/")
         assert ">other<" in page.text and ">learner<" not in page.text
     caches["default"].delete(usercache._key(other_learner.pk))
+
+
+def _reads(calls: list[str]) -> list[str]:
+    """The session's and the user's reads among a request's cache calls, in order."""
+    out = []
+    for call in calls:
+        name, key = call.split(" ", 1)
+        what = "+".join(w for w, k in (("session", "sessions.cached_db"), ("user", "auth-user:"))
+                        if k in key)  # fmt: skip
+        if what:
+            out.append(f"{name} {what}")
+    return out
+
+
+@pytest.mark.django_db
+def test_a_cached_db_session_and_its_user_come_in_one_round_trip(
+    client, learner, other_learner, user_cache, settings, monkeypatch
+):
+    """Once a process has seen a session, its data and its user's row are one get_many (one
+    Redis MGET) instead of two reads; the user is still the one that session names."""
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    cache = caches["default"]
+    calls: list[str] = []
+    real_get, real_get_many = cache.get, cache.get_many
+
+    def get(key, *args, **kwargs):
+        calls.append(f"get {key}")
+        return real_get(key, *args, **kwargs)
+
+    def get_many(keys, *args, **kwargs):  # one MGET on Redis; LocMemCache's calls get() itself
+        calls.append(f"get_many {keys}")
+        monkeypatch.setattr(cache, "get", real_get)
+        try:
+            return real_get_many(keys, *args, **kwargs)
+        finally:
+            monkeypatch.setattr(cache, "get", get)
+
+    monkeypatch.setattr(cache, "get", get)
+    monkeypatch.setattr(cache, "get_many", get_many)
+    client.force_login(learner)
+    calls.clear()
+    assert ">learner<" in client.get("/practice/").text  # first sight: session, then user
+    assert _reads(calls) == ["get session", "get user"], calls
+    calls.clear()
+    assert ">learner<" in client.get("/practice/").text
+    assert _reads(calls) == ["get_many session+user"], calls
+    # A change to the user is seen at once (the row was dropped: read from the database).
+    learner.first_name = "Renamed"
+    learner.save()
+    client.get("/practice/")
+    assert caches["default"].get(usercache._key(learner.pk)).first_name == "Renamed"
+    # A stale hint (this key now names another user) fetches the wrong row: never used.
+    session_key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    usercache._users_of[session_key] = str(other_learner.pk)
+    caches["default"].set(usercache._key(other_learner.pk), other_learner, 60)
+    page = client.get("/practice/").text
+    assert ">learner<" in page and ">other<" not in page
+    # Signed out: the session key is gone, and with it the hint's use.
+    client.logout()
+    assert ">learner<" not in client.get("/practice/").text
