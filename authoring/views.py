@@ -195,11 +195,11 @@ def _editor(request, *, kind: str, question: Question | None):
             ctx["preview"] = _preview_context(new)
         ctx["status"] = 200 if new else 422
     if editing and request.method == "GET":
-        as_bank = services.question_as_bank_dict(question)
-        ctx["problems"] = forms.check(as_bank)[1]
         # An imported wrong answer may have no trap yet: the editor asks for one, and the
         # preview still shows the question as candidates see it.
-        parsed = forms.check(as_bank, require_families=False)[0]
+        _strict, parsed, ctx["problems"] = forms.check_both(
+            services.question_as_bank_dict(question)
+        )
         ctx["preview"] = _preview_context(parsed) if parsed else None
     if editing:
         ctx["translation_status"] = _translation_status(question)
