@@ -77,7 +77,13 @@ def question_list(request: HtmxHttpRequest):
     page = Paginator(qs, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = list(page.object_list)
     status = translations.status_by_question(page.object_list)  # one query for the page
+    # Each label translated once a page, not once a row (Django's get_FOO_display hashes every
+    # choice of the field each time it is called).
+    kind_labels = {code: str(label) for code, label in forms.KIND_LABELS.items()}
+    subtopic_labels = {code: str(label) for code, label in forms.SUBTOPIC_LABELS.items()}
     for question in page.object_list:
+        question.kind_label = kind_labels.get(question.kind, "")
+        question.subtopic_label = subtopic_labels.get(question.subtopic, question.subtopic)
         question.review_reason = flagged.get(question.slug, "")
         question.translation_gaps = [
             {"tag": i18n.tag(lang), "state": state}
