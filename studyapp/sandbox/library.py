@@ -206,9 +206,6 @@ class Library:
         self._problems: list[str] = []
         self._lock = threading.Lock()
 
-    def _files(self) -> list[Path]:
-        return [path for path, _ in self._current()]
-
     def _current(self) -> tuple[tuple[Path, float], ...]:
         """(path, modification time) of ``*.json`` and then ``*/*.yaml`` (files only), each
         sorted as ``sorted(directory.glob(...))`` sorts them; read with os.scandir, which every
