@@ -20,6 +20,7 @@ from core import i18n
 from core.owners import get_owner
 from quizzes import grading, importing, kinds, presentation, stats, translations
 from quizzes.models import Attempt, Question
+from quizzes.templatetags.quiz_tags import code_word
 from studyapp.agentloop import bounded
 from studyapp.sandbox.library import library
 
@@ -81,7 +82,12 @@ def question_list(request: HtmxHttpRequest):
     # choice of the field each time it is called).
     kind_labels = {code: str(label) for code, label in forms.KIND_LABELS.items()}
     subtopic_labels = {code: str(label) for code, label in forms.SUBTOPIC_LABELS.items()}
+    words: dict[str, str] = {}  # the status and origin codes in words, once each a page
     for question in page.object_list:
+        for code in (question.status, question.origin):
+            if code not in words:
+                words[code] = code_word(code)
+        question.status_word, question.origin_word = words[question.status], words[question.origin]
         question.kind_label = kind_labels.get(question.kind, "")
         question.subtopic_label = subtopic_labels.get(question.subtopic, question.subtopic)
         question.review_reason = flagged.get(question.slug, "")
