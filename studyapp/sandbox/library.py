@@ -174,21 +174,19 @@ class Run:
 
 def _scan(directory: Path) -> list[tuple[tuple[str, ...], str, float]]:
     """(sort key, path, modification time) of the library's files, as ``_current`` lists them
-    (glob's rules: names starting with a dot are not matched)."""
+    (pathlib's glob rules: a name starting with a dot is matched like any other)."""
     top, nested = [], []
     try:
         entries = list(os.scandir(directory))
     except FileNotFoundError:
         return []
     for entry in entries:
-        if entry.name.startswith("."):
-            continue
         if entry.name.endswith(".json"):
             top.append(((entry.name,), entry.path, entry.stat().st_mtime))
-        elif entry.is_dir():
+        if entry.is_dir():  # (a folder named x.json is listed, as glob lists it, and read)
             with os.scandir(entry.path) as inner:
                 for f in inner:
-                    if f.name.endswith(".yaml") and not f.name.startswith(".") and f.is_file():
+                    if f.name.endswith(".yaml") and f.is_file():
                         nested.append(((entry.name, f.name), f.path, f.stat().st_mtime))
     return sorted(top) + sorted(nested)
 
