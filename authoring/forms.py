@@ -406,7 +406,7 @@ class ReportForm(forms.Form):
 
 
 class ReportFilterForm(forms.Form):
-    status = forms.ChoiceField(
+    status = ChoiceField(
         choices=[
             ("open", _("Open")),
             ("resolved", _("Resolved")),
@@ -418,15 +418,15 @@ class ReportFilterForm(forms.Form):
 
 
 class QuestionFilterForm(forms.Form):
-    subtopic = forms.ChoiceField(
+    subtopic = ChoiceField(
         label=_("Subtopic"),
         choices=[("", _("Any subtopic"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
     )
-    kind = forms.ChoiceField(
+    kind = ChoiceField(
         label=_("Kind"), choices=[("", _("Any kind"))] + list(KIND_LABELS.items()), required=False
     )
-    status = forms.ChoiceField(
+    status = ChoiceField(
         choices=[("", _("Any status")), ("published", _("Published")), ("draft", _("Draft"))],
         required=False,
     )
