@@ -31,6 +31,24 @@ MAX_ROWS = 8
 ROW_KEYS = tuple(dict.fromkeys(m.ROWS for m in kinds.REGISTRY.values() if m.ROWS))
 
 
+class _SharedChoices:
+    """A choice field whose copy in each form shares the class's list of choices instead of
+    deep-copying it (with every lazy label in it): a form copies its fields when it is made, and
+    the editor makes a form per row (eight rows of two menus copied about 500 objects a page).
+    Nothing changes a field's choices in place; a form that needs others assigns a new list."""
+
+    def __deepcopy__(self, memo):
+        return forms.Field.__deepcopy__(self, memo)
+
+
+class ChoiceField(_SharedChoices, forms.ChoiceField):
+    pass
+
+
+class TypedChoiceField(_SharedChoices, forms.TypedChoiceField):
+    pass
+
+
 def _area(rows: int, *, code: bool = False, help_id: str = "") -> forms.Textarea:
     attrs: dict[str, Any] = {"rows": rows}
     if code:
@@ -38,12 +56,12 @@ def _area(rows: int, *, code: bool = False, help_id: str = "") -> forms.Textarea
     return forms.Textarea(attrs=attrs)
 
 
-def today_field() -> forms.ChoiceField:
+def today_field() -> ChoiceField:
     """The optional ``today:`` id: which rule of the model catalogue the feedback's "the exam vs
     today" line shows (studyapp/agentloop/changes.py)."""
     from studyapp.agentloop.changes import CHANGES
 
-    return forms.ChoiceField(
+    return ChoiceField(
         label=_("The exam vs today"),
         choices=[("", _("None"))]
         + [(c.id, format_lazy("{}: {}", c.id, _(c.title))) for c in CHANGES.values()],
@@ -65,7 +83,7 @@ class QuestionForm(forms.Form):
         required=False,
         help_text=_("Lowercase letters, digits and single hyphens; it never changes once saved."),
     )
-    subtopic = forms.ChoiceField(
+    subtopic = ChoiceField(
         label=_("Subtopic"),
         choices=[("", _("Choose…"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
@@ -81,7 +99,7 @@ class QuestionForm(forms.Form):
         ),
         widget=forms.TextInput(attrs={"list": "concept-options", "autocomplete": "off"}),
     )
-    difficulty = forms.TypedChoiceField(
+    difficulty = TypedChoiceField(
         label=_("Difficulty"),
         choices=[(1, _("1 — easy")), (2, _("2 — medium")), (3, _("3 — hard"))],
         coerce=int,
@@ -126,8 +144,9 @@ class QuestionForm(forms.Form):
         if editing:
             self.fields["slug"].disabled = True
         # The kind's own fields come from its module (quizzes/kinds/<kind>.py).
-        self.kind_names = list(kinds.of(kind).editor_fields())
-        self.fields.update(kinds.of(kind).editor_fields())
+        own = kinds.of(kind).editor_fields()
+        self.kind_names = list(own)
+        self.fields.update(own)
         self.fields["today"] = today_field()
 
     def common_fields(self):
@@ -149,7 +168,7 @@ class OptionForm(forms.Form):
 
     text = forms.CharField(label=_("Text"), required=False, widget=_area(2))
     right = forms.CharField(label=_("Matches"), required=False, widget=_area(2))
-    action = forms.ChoiceField(
+    action = ChoiceField(
         label=_("Action"),
         required=False,
         choices=[("", _("Choose…"))]
@@ -170,7 +189,7 @@ class OptionForm(forms.Form):
     )
     correct = forms.BooleanField(label=_("Correct"), required=False)
     why = forms.CharField(label=_("Why"), required=False, widget=_area(2), help_text=_("Markdown."))
-    family = forms.ChoiceField(
+    family = ChoiceField(
         label=_("Trap (for a wrong option)"),
         required=False,
         choices=[("", "—")] + [(f, f) for f in schema.FAMILIES],
@@ -246,20 +265,45 @@ def build_question(
     return {k: v for k, v in q.items() if v is not None}, errors, used
 
 
-def check(question: dict, *, require_families: bool = True) -> tuple[dict | None, list[str]]:
-    """Run the bank's own validation on one question, exactly as a file with it would be read."""
+def _schema(question: dict) -> tuple[dict | None, list[str]]:
+    """The bank's own validation of one question, exactly as a file with it would be read: the
+    parsed question (None when it has problems) and the problems."""
     text = yaml.safe_dump({"questions": [question]}, allow_unicode=True, sort_keys=False)
     result = schema.parse_text(text, file="editor")
     problems = [p.message for p in result.problems]
-    # Files and imports may leave a wrong answer untagged; a question written here names its trap.
+    return (result.questions[0] if result.questions and not problems else None), problems
+
+
+def _untagged(question: dict) -> list[str]:
+    """Files and imports may leave a wrong answer untagged; a question written here names its
+    trap."""
     module = kinds.get(question.get("kind") or "")
-    key = module.ROWS if module else ""
-    if require_families and module is not None and module.TRAPS_REQUIRED:
-        for i, o in enumerate(question.get(key) or [], 1):
-            if isinstance(o, dict) and not o.get("correct") and not o.get("family"):
-                problems.append(f"{key}[{i}].family must be one of {', '.join(schema.FAMILIES)}")
-    parsed = result.questions[0] if result.questions and not problems else None
-    return parsed, problems
+    if module is None or not module.TRAPS_REQUIRED:
+        return []
+    key = module.ROWS
+    return [
+        f"{key}[{i}].family must be one of {', '.join(schema.FAMILIES)}"
+        for i, o in enumerate(question.get(key) or [], 1)
+        if isinstance(o, dict) and not o.get("correct") and not o.get("family")
+    ]
+
+
+def check(question: dict, *, require_families: bool = True) -> tuple[dict | None, list[str]]:
+    """Run the bank's own validation on one question, exactly as a file with it would be read."""
+    parsed, problems = _schema(question)
+    if not require_families:
+        return parsed, problems
+    traps = _untagged(question)
+    return (None if traps else parsed), problems + traps
+
+
+def check_both(question: dict) -> tuple[dict | None, dict | None, list[str]]:
+    """``check`` with and without the trap rule from one run of the schema (the editor's page
+    shows both): the parsed question if it passes every check, the parsed question if it passes
+    all but the trap rule, and every problem."""
+    lenient, problems = _schema(question)
+    traps = _untagged(question)
+    return (None if traps else lenient), lenient, problems + traps
 
 
 # --- putting the schema's messages next to the fields ----------------------------------------
@@ -362,7 +406,7 @@ class ReportForm(forms.Form):
 
 
 class ReportFilterForm(forms.Form):
-    status = forms.ChoiceField(
+    status = ChoiceField(
         choices=[
             ("open", _("Open")),
             ("resolved", _("Resolved")),
@@ -374,15 +418,15 @@ class ReportFilterForm(forms.Form):
 
 
 class QuestionFilterForm(forms.Form):
-    subtopic = forms.ChoiceField(
+    subtopic = ChoiceField(
         label=_("Subtopic"),
         choices=[("", _("Any subtopic"))] + [(s, SUBTOPIC_LABELS[s]) for s in schema.SUBTOPICS],
         required=False,
     )
-    kind = forms.ChoiceField(
+    kind = ChoiceField(
         label=_("Kind"), choices=[("", _("Any kind"))] + list(KIND_LABELS.items()), required=False
     )
-    status = forms.ChoiceField(
+    status = ChoiceField(
         choices=[("", _("Any status")), ("published", _("Published")), ("draft", _("Draft"))],
         required=False,
     )

@@ -20,6 +20,7 @@ from core import i18n
 from core.owners import get_owner
 from quizzes import grading, importing, kinds, presentation, stats, translations
 from quizzes.models import Attempt, Question
+from quizzes.templatetags.quiz_tags import code_word
 from studyapp.agentloop import bounded
 from studyapp.sandbox.library import library
 
@@ -77,7 +78,18 @@ def question_list(request: HtmxHttpRequest):
     page = Paginator(qs, LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = list(page.object_list)
     status = translations.status_by_question(page.object_list)  # one query for the page
+    # Each label translated once a page, not once a row (Django's get_FOO_display hashes every
+    # choice of the field each time it is called).
+    kind_labels = {code: str(label) for code, label in forms.KIND_LABELS.items()}
+    subtopic_labels = {code: str(label) for code, label in forms.SUBTOPIC_LABELS.items()}
+    words: dict[str, str] = {}  # the status and origin codes in words, once each a page
     for question in page.object_list:
+        for code in (question.status, question.origin):
+            if code not in words:
+                words[code] = code_word(code)
+        question.status_word, question.origin_word = words[question.status], words[question.origin]
+        question.kind_label = kind_labels.get(question.kind, "")
+        question.subtopic_label = subtopic_labels.get(question.subtopic, question.subtopic)
         question.review_reason = flagged.get(question.slug, "")
         question.translation_gaps = [
             {"tag": i18n.tag(lang), "state": state}
@@ -195,11 +207,11 @@ def _editor(request, *, kind: str, question: Question | None):
             ctx["preview"] = _preview_context(new)
         ctx["status"] = 200 if new else 422
     if editing and request.method == "GET":
-        as_bank = services.question_as_bank_dict(question)
-        ctx["problems"] = forms.check(as_bank)[1]
         # An imported wrong answer may have no trap yet: the editor asks for one, and the
         # preview still shows the question as candidates see it.
-        parsed = forms.check(as_bank, require_families=False)[0]
+        _strict, parsed, ctx["problems"] = forms.check_both(
+            services.question_as_bank_dict(question)
+        )
         ctx["preview"] = _preview_context(parsed) if parsed else None
     if editing:
         ctx["translation_status"] = _translation_status(question)

@@ -20,6 +20,7 @@ from quizzes.formats import DEFAULT_FAMILY, FAMILIES_CHOICES, Defaults, FormatEr
 from quizzes.schema import FAMILIES, KINDS, NOTES_RE, SUBTOPICS
 
 from .access import instructor_required
+from .forms import ChoiceField
 from .models import CategorySubtopic
 
 
@@ -35,8 +36,8 @@ class ImportForm(forms.Form):
     text = forms.CharField(
         required=False, label=_("…or paste the questions"), widget=forms.Textarea(attrs={"rows": 8})
     )
-    format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="auto", widget=Select)
-    default_subtopic = forms.ChoiceField(
+    format = ChoiceField(choices=FORMAT_CHOICES, initial="auto", widget=Select)
+    default_subtopic = ChoiceField(
         required=False,
         label=_("Default subtopic (required when the file has none)"),
         choices=[("", _("— none —"))] + [(s, s) for s in SUBTOPICS],
@@ -58,7 +59,7 @@ class ImportForm(forms.Form):
         label=_("Default source (required when the file has none)"),
         help_text=_("An https:// URL the answers rest on."),
     )
-    default_family = forms.ChoiceField(
+    default_family = ChoiceField(
         required=False,
         choices=[("", _("— leave unset —"))] + FAMILIES_CHOICES,
         initial="",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from authoring import services
+from authoring import forms, services
 from core.owners import Owner
+from quizzes import schema
 from quizzes import services as quiz_services
 from quizzes.models import Question
 from tests.editor import edit_url, form_data
@@ -260,3 +261,32 @@ def test_the_edit_page_opens_with_the_preview_of_the_current_version(author):
     html = author.get(edit_url("na")).content.decode()
     assert 'stop_reason: "max_tokens"' in html
     assert question.stem_html in html and "What must the loop do next?" in html
+
+
+def test_an_imported_wrong_answer_without_a_trap_still_previews_and_is_named(author):
+    """The editor's page reads the stored version through the schema once (check_both): the
+    preview shows it as candidates see it, and the missing trap is among its problems."""
+    question = make_question("single", slug="no-trap")
+    wrong = question.options.filter(correct=False).first()
+    wrong.family = ""
+    wrong.save(update_fields=["family"])
+    html = author.get(edit_url("no-trap")).content.decode()
+    assert '<article class="question"' in html and "Stem of no-trap" in html
+    as_bank = services.question_as_bank_dict(question)
+    strict, lenient, problems = forms.check_both(as_bank)
+    assert strict is None and lenient is not None  # refused as written here, shown as stored
+    assert [p for p in problems if "family must be one of" in p] == [
+        f"options[{i}].family must be one of {', '.join(schema.FAMILIES)}"
+        for i, o in enumerate(as_bank["options"], 1)
+        if not o.get("correct") and not o.get("family")
+    ]
+    # the same answers as the two separate checks the page used to run
+    assert forms.check(as_bank) == (strict, problems)
+    assert forms.check(as_bank, require_families=False) == (lenient, [])
+
+
+def test_a_stored_version_the_schema_refuses_shows_what_is_still_to_do(author):
+    question = make_question("single", slug="broken-stem")
+    Question.objects.filter(pk=question.pk).update(stem="")
+    html = author.get(edit_url("broken-stem")).content.decode()
+    assert "Still to do:" in html and '<article class="question"' not in html

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
+
+from core.widgets import esc
 
 register = template.Library()
 
@@ -17,22 +18,20 @@ def field(f, label: str = "") -> SafeString:
     checkbox = f.widget_type == "checkbox"
     errors = f.errors
     control = str(f)  # the widget, already escaped
-    shown = f'<label for="{conditional_escape(f.id_for_label)}">'
-    shown += f"{conditional_escape(label or f.label)}</label>"
+    shown = f'<label for="{esc(f.id_for_label)}">'
+    shown += f"{esc(label or f.label)}</label>"
     classes = "field" + (" has-error" if errors else "") + (" field-check" if checkbox else "")
     html = [
         f'\n<div class="{classes}">',
         f"\n  {control} {shown}\n  " if checkbox else f"\n  {shown}\n  {control}",
         "\n  ",
     ]
-    auto_id = conditional_escape(f.auto_id)
+    auto_id = esc(f.auto_id)
     if f.help_text:
-        html.append(
-            f'<p class="help muted" id="{auto_id}_helptext">{conditional_escape(f.help_text)}</p>'
-        )
+        html.append(f'<p class="help muted" id="{auto_id}_helptext">{esc(f.help_text)}</p>')
     html.append("\n  ")
     if errors:
-        items = "".join(f"<li>{conditional_escape(e)}</li>" for e in errors)
+        items = "".join(f"<li>{esc(e)}</li>" for e in errors)
         html.append(f'<ul class="field-errors" id="{auto_id}_error">{items}</ul>')
     html.append("\n</div>\n")
     return mark_safe("".join(html))  # noqa: S308 - every value escaped above

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -171,6 +172,25 @@ class Run:
         return seen
 
 
+def _scan(directory: Path) -> list[tuple[tuple[str, ...], str, float]]:
+    """(sort key, path, modification time) of the library's files, as ``_current`` lists them
+    (pathlib's glob rules: a name starting with a dot is matched like any other)."""
+    top, nested = [], []
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        if entry.name.endswith(".json"):
+            top.append(((entry.name,), entry.path, entry.stat().st_mtime))
+        if entry.is_dir():  # (a folder named x.json is listed, as glob lists it, and read)
+            with os.scandir(entry.path) as inner:
+                for f in inner:
+                    if f.name.endswith(".yaml") and f.is_file():
+                        nested.append(((entry.name, f.name), f.path, f.stat().st_mtime))
+    return sorted(top) + sorted(nested)
+
+
 def build_run(key: str, transcript: Transcript, uploaded_pk: int | None = None) -> Run:
     return Run(key, transcript, contract.check_transcript(transcript), uploaded_pk)
 
@@ -179,16 +199,19 @@ class Library:
     def __init__(self, directory: Path):
         self.directory = directory
         self._signature: tuple = ()
+        self._listing: tuple[list, tuple[tuple[Path, float], ...]] | None = None
         self._runs: dict[str, Run] = {}
         self._problems: list[str] = []
         self._lock = threading.Lock()
 
-    def _files(self) -> list[Path]:
-        files = sorted(self.directory.glob("*.json"))
-        return files + sorted(p for p in self.directory.glob("*/*.yaml") if p.is_file())
-
-    def _current(self) -> tuple:
-        return tuple((p, p.stat().st_mtime) for p in self._files())
+    def _current(self) -> tuple[tuple[Path, float], ...]:
+        """(path, modification time) of ``*.json`` and then ``*/*.yaml`` (files only), each
+        sorted as ``sorted(directory.glob(...))`` sorts them; read with os.scandir, which every
+        request of the sandbox asks (a Path and a glob match per file cost about 1 ms)."""
+        listing = _scan(self.directory)
+        if self._listing is None or self._listing[0] != listing:
+            self._listing = (listing, tuple((Path(p), m) for _, p, m in listing))
+        return self._listing[1]
 
     def runs(self) -> dict[str, Run]:
         signature = self._current()
