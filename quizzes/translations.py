@@ -183,6 +183,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
         for t in QuestionTranslation.objects.filter(question__in=current.values())
     }
     english_cache: dict[str, dict] = {}
+    created: list[QuestionTranslation] = []  # new rows, written in one bulk insert
     for lang, path in translation_files(content_dir):
         try:
             entries = read_file(path, lang)
@@ -211,7 +212,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
                 "is_stale": stamp != now,
             }
             if row is None:
-                QuestionTranslation.objects.create(question=question, lang=lang, **values)
+                created.append(QuestionTranslation(question=question, lang=lang, **values))
             elif any(getattr(row, k) != v for k, v in values.items()):
                 for k, v in values.items():
                     setattr(row, k, v)
@@ -219,6 +220,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
             report.loaded.append(f"{lang}:{slug}")
             if stamp != now:
                 report.stale.append(f"{lang}:{slug}")
+    QuestionTranslation.objects.bulk_create(created)
     for warning in report.warnings:
         log.warning("translation skipped: %s", warning)
     return report
