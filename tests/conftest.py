@@ -170,6 +170,18 @@ def module_bank(django_db_setup, django_db_blocker):
         Question.objects.filter(pk__in=[q.pk for q in questions]).delete()
 
 
+@pytest.fixture(scope="session")
+def search_index(django_db_setup, django_db_blocker):
+    """The notes' search index of the repository's content, built and committed once per
+    session: a test that searches finds it current instead of writing a thousand rows first.
+    A test that changes the notes rebuilds it inside its own transaction (rolled back); a
+    transactional test's flush empties it, and the next search rebuilds it as it always would."""
+    from studyapp.notes import search
+
+    with django_db_blocker.unblock():
+        search.rebuild()
+
+
 @pytest.fixture
 def guards_bank(db):
     """Two single-choice guards questions that test one concept, and one tool-choice question."""
