@@ -150,9 +150,13 @@ def notes_dir(tmp_path, settings):
 
 @pytest.fixture
 def one_of_each(db):
-    from .factories import KIND_BODIES, make_question
+    """One question of each of the first eight kinds, written as loadcontent writes new slugs."""
+    from quizzes.bank import create_questions
 
-    return {kind: make_question(kind) for kind in KIND_BODIES}
+    from .factories import KIND_BODIES, parse_question
+
+    questions = create_questions([parse_question(kind) for kind in KIND_BODIES])
+    return dict(zip(KIND_BODIES, questions, strict=True))
 
 
 @pytest.fixture(scope="module")
