@@ -3,6 +3,7 @@ generated diagrams, reading progress, search, the cheat sheet and the exam bluep
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -440,6 +441,18 @@ def test_search_needs_every_word_and_rebuilds_when_content_changes(client, searc
     SearchDoc.objects.filter(kind="signature").update(body="stale")
     assert search.rebuild() is True
     assert search.search("pause_turn")
+
+
+@pytest.mark.django_db
+def test_a_note_written_or_changed_after_a_search_is_found_by_the_next_one(notes_dir):
+    (notes_dir / "01-sample.md").write_text(note_text(body="## Part one {#one}\n\nZebrafinch.\n"))
+    assert [h.url for h in search.search("zebrafinch")] == ["/notes/sample/#one"]
+    assert search.search("okapi") == []
+    path = notes_dir / "01-sample.md"
+    path.write_text(note_text(body="## Part one {#one}\n\nOkapi now.\n"))
+    os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 5))  # a later modification
+    assert [h.url for h in search.search("okapi")] == ["/notes/sample/#one"]
+    assert search.search("zebrafinch") == []
 
 
 # --- cheat sheet and gaps -----------------------------------------------------------------------
