@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -183,12 +184,27 @@ class Library:
         self._problems: list[str] = []
         self._lock = threading.Lock()
 
-    def _files(self) -> list[Path]:
-        files = sorted(self.directory.glob("*.json"))
-        return files + sorted(p for p in self.directory.glob("*/*.yaml") if p.is_file())
-
     def _current(self) -> tuple:
-        return tuple((p, p.stat().st_mtime) for p in self._files())
+        """(path, modification time) of each transcript (``*.json``) and each translation
+        (``<lang>/*.yaml``), transcripts first, each group sorted: every request that reads the
+        library checks them, so one directory listing each (os.scandir) instead of two globs."""
+        top: list[tuple[Path, float]] = []
+        nested: list[tuple[Path, float]] = []
+        try:
+            entries = list(os.scandir(self.directory))
+        except (FileNotFoundError, NotADirectoryError):
+            return ()
+        for entry in entries:
+            if entry.name.endswith(".json"):
+                top.append((Path(entry.path), entry.stat().st_mtime))
+            elif entry.is_dir():
+                with os.scandir(entry.path) as inner:
+                    nested += [
+                        (Path(e.path), e.stat().st_mtime)
+                        for e in inner
+                        if e.name.endswith(".yaml") and e.is_file()
+                    ]
+        return tuple(sorted(top) + sorted(nested))
 
     def runs(self) -> dict[str, Run]:
         signature = self._current()
