@@ -234,7 +234,7 @@ def api(monkeypatch):
 
     fake = FakeAPI([])
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
-    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
+    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client(**kw))
     return fake
 
 

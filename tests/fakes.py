@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -341,10 +342,14 @@ class FakeAPI:
         signature = bound_signature(model, body, messages, [])
         item["content"].insert(0, {"type": "thinking", "thinking": "", "signature": signature})
 
-    def client(self) -> anthropic.Anthropic:
+    def client(self, api_key: str | None = None, **_: object) -> anthropic.Anthropic:
+        """An SDK client on the fake: with the server's key (ANTHROPIC_API_KEY), or ``api_key``
+        as ``runner.make_client`` passes a visitor's own key."""
         transport = httpx2.MockTransport(self.handler)
         return anthropic.Anthropic(
-            api_key="test-key", max_retries=0, http_client=httpx2.Client(transport=transport)
+            api_key=api_key or os.environ.get("ANTHROPIC_API_KEY") or "test-key",
+            max_retries=0,
+            http_client=httpx2.Client(transport=transport),
         )
 
 

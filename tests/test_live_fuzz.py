@@ -189,7 +189,7 @@ def test_fuzzed_manual_results_never_give_a_500(
     call = tool_use("lookup_order", {"order_id": "20931"})
     fake = FakeAPI([reply(call), reply(tool_use("lookup_order", {"order_id": "1"}))])
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-server-fuzz")
-    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client())
+    monkeypatch.setattr(runner, "make_client", lambda **kw: fake.client(**kw))
     client.force_login(learner)
     response = client.post("/sandbox/live/", {**FORM, "tool_mode": "manual"})
     assert response.status_code == 302

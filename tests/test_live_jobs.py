@@ -322,6 +322,9 @@ def test_an_own_key_in_an_upstream_error_is_redacted_even_partly(client, api):
     html = client.get(f"/sandbox/live/{live.pk}/").content.decode()
     assert "The last call failed" in html and "[key]" in html
     assert OWN_KEY[20:40] not in html
+    # the learner's own key was refused: the message points at it, not at the server's set-up
+    assert "Your API key was not accepted; check the key you entered for this run" in html
+    assert "ANTHROPIC_API_KEY on the server" not in html
     live.refresh_from_db()
     assert OWN_KEY[20:40] not in json.dumps(live.last_error)
 

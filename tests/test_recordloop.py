@@ -17,7 +17,7 @@ def fake_api(monkeypatch):
     """The rule-enforcing stand-in (tests/fakes.py) behind the real SDK."""
     api = FakeAPI([])
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
-    monkeypatch.setattr(runner, "make_client", lambda **kwargs: api.client())
+    monkeypatch.setattr(runner, "make_client", lambda **kwargs: api.client(**kwargs))
     return api
 
 

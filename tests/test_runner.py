@@ -191,7 +191,8 @@ def test_a_429_is_recorded_leaves_the_run_unchanged_and_the_retry_works():
         (CONNECTION_ERROR, "connection", "ANTHROPIC_BASE_URL"),
     ],
 )
-def test_api_errors_become_plain_messages_and_never_show_the_key(script, kind, words):
+def test_api_errors_become_plain_messages_and_never_show_the_key(script, kind, words, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-the-servers-key")  # the run uses the server's
     api = FakeAPI([script])
     run = new_run(api)
     result = run.step()

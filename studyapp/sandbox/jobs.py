@@ -62,7 +62,7 @@ NOT_PICKED_UP = gettext_noop(
 SERVER_ERROR = gettext_noop(
     "The call could not be completed because of an error on this server. Step again."
 )
-STOPPED_BY_LEARNER = gettext_noop("Stopped by the learner.")
+STOPPED_BY_LEARNER = runner.STOPPED_BY_LEARNER  # the runner's own wording, one message id
 
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()

@@ -95,7 +95,7 @@ from .client import (
     describe_error,
     make_client,
 )
-from .core import Run
+from .core import STOPPED_BY_LEARNER, Run
 from .forks import _json_safe_changes, _run_end, fork
 from .guarding import GuardsMixin
 from .limits import (
@@ -141,6 +141,7 @@ from .state import StateMixin
 from .tools import ToolsMixin
 
 __all__ = [
+    "STOPPED_BY_LEARNER",
     "API_VERSION",
     "BOUND_PARTS",
     "CALL_TIMEOUT_S",

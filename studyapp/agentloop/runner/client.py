@@ -56,6 +56,10 @@ _ERROR_WORDS = {
     "authentication": gettext_noop(
         "The API key was not accepted; check ANTHROPIC_API_KEY on the server"
     ),
+    # The key a visitor entered for this run (bring your own key), not the server's.
+    "authentication_own": gettext_noop(
+        "Your API key was not accepted; check the key you entered for this run"
+    ),
     "permission": gettext_noop("The API key may not use this model or feature"),
     "not_found": gettext_noop("The API does not know this model or endpoint"),
     "request_too_large": gettext_noop("The request is too large for the API"),
@@ -97,7 +101,9 @@ def describe_error(exc: anthropic.APIError, *, secret: str | None = None) -> Ste
         api_type = error.get("type") or kind
         api_message = redact(str(error.get("message") or "")[:300], *keys)
         text = WITH_API_MESSAGE if api_message else WITHOUT_API_MESSAGE
-        values = {"words": Phrase(_ERROR_WORDS[kind]), "status": str(status), "type": str(api_type)}
+        own_key = bool(secret) and secret != os.environ.get("ANTHROPIC_API_KEY")
+        words = _ERROR_WORDS["authentication_own" if kind == "authentication" and own_key else kind]
+        values = {"words": Phrase(words), "status": str(status), "type": str(api_type)}
         if api_message:
             values["api_message"] = api_message
     else:

@@ -32,7 +32,8 @@ from .tools import ToolsMixin
 NOT_SENT = gettext_noop("Not sent: %(problem)s")
 #: A stop_reason that ends the loop, with the catalogue's label for what to do.
 STOP_REASON_ENDED = gettext_noop("stop_reason %(stop_reason)s: %(label)s.")
-STOPPED_BY_USER = gettext_noop("Stopped by the user.")
+#: One wording wherever a run is stopped by hand (the sandbox and the job worker use it too).
+STOPPED_BY_LEARNER = gettext_noop("Stopped by the learner.")
 #: An answer that could not be used: the shape check's own words, or Python's (quoted).
 UNUSABLE = gettext_noop("%(detail)s Nothing was added to the run; step again.")
 UNUSABLE_SHAPE = gettext_noop("%(problem)s Nothing was added to the run; step again.")
@@ -179,7 +180,7 @@ class Run(GuardsMixin, ToolsMixin, StateMixin):
                 break
         return results
 
-    def stop(self, reason: str = STOPPED_BY_USER) -> None:
+    def stop(self, reason: str = STOPPED_BY_LEARNER) -> None:
         """End the run at the caller's request (recorded as ended_by "user"); ``reason`` is
         kept as a message id too (a text marked for translation is worded in the reader's
         language; any other text reads as written)."""
