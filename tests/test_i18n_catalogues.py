@@ -38,6 +38,8 @@ needs_msgfmt = pytest.mark.skipif(
 
 def _unquote(line: str) -> str:
     body = line[line.index('"') + 1 : line.rindex('"')]
+    if "\\" not in body:  # most lines escape nothing
+        return body
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
