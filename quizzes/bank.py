@@ -96,12 +96,29 @@ def save_question(parsed: dict[str, Any], *, origin: str = Question.Origin.FILE)
     return question
 
 
+def create_questions(parsed: list[dict[str, Any]], *, origin: str = Question.Origin.FILE) -> list:
+    """The first versions of new slugs, written in two bulk inserts (the rows save_question
+    writes for a slug without a current version, in the same order)."""
+    built = [_build(p, 1, origin) for p in parsed]
+    questions = Question.objects.bulk_create(built)
+    options = []
+    for question in questions:
+        for o in question._pending_options:
+            o.question = question
+            options.append(o)
+    Option.objects.bulk_create(options)
+    return questions
+
+
 @transaction.atomic
 def load_bank(paths: list[Path], *, retire_missing: bool = True) -> LoadReport:
     """Upsert every valid question of the files by slug; browser-authored ones are left alone."""
     result = schema.parse_files(paths)
     report = LoadReport(problems=result.problems)
     current = {q.slug: q for q in Question.objects.current()}
+    # New slugs are written together, before the next update (the pks keep the files' order).
+    new: list[dict[str, Any]] = []
+    pending: set[str] = set()
     for parsed in result.questions:
         existing = current.get(parsed["slug"])
         if existing is not None and existing.origin == Question.Origin.BROWSER:
@@ -110,8 +127,16 @@ def load_bank(paths: list[Path], *, retire_missing: bool = True) -> LoadReport:
         if existing is not None and existing.content_hash == content_hash(parsed):
             report.unchanged.append(parsed["slug"])
             continue
+        if existing is None and parsed["slug"] not in pending:
+            new.append(parsed)
+            pending.add(parsed["slug"])
+            report.created.append(parsed["slug"])
+            continue
+        create_questions(new)
+        new, pending = [], set()
         save_question(parsed)
         (report.updated if existing else report.created).append(parsed["slug"])
+    create_questions(new)
     if retire_missing and not result.problems:
         seen = {q["slug"] for q in result.questions}
         for slug, q in current.items():

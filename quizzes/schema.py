@@ -5,6 +5,7 @@ Run as ``python -m quizzes.schema FILE...`` to check files by hand.
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 from dataclasses import dataclass, field
@@ -327,12 +328,27 @@ def parse_text(text: str, file: str = "<text>") -> Result:
     return result
 
 
+#: (file name, text) -> its Result: a file read again unchanged in this process (loadcontent run
+#: twice, a check after a load) is not parsed and checked again. Callers get copies.
+_PARSED: dict[tuple[str, str], Result] = {}
+_PARSED_KEPT = 256
+
+
+def _parse_file(path: Path) -> Result:
+    key = (str(path), path.read_text(encoding="utf-8"))
+    if key not in _PARSED:
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = parse_text(key[1], file=key[0])
+    return copy.deepcopy(_PARSED[key])
+
+
 def parse_files(paths: list[Path]) -> Result:
     """Validate several bank files; slugs must be unique across all of them."""
     total = Result()
     where: dict[str, str] = {}
     for path in paths:
-        r = parse_text(path.read_text(encoding="utf-8"), file=str(path))
+        r = _parse_file(path)
         total.problems.extend(r.problems)
         for q in r.questions:
             if q["slug"] in where:

@@ -150,10 +150,24 @@ def translation_files(content_dir: Path) -> list[tuple[str, Path]]:
     return out
 
 
+#: text -> its YAML, for a file read again unchanged in this process (loadcontent run twice, the
+#: translations check after a load); callers get copies.
+_LOADED: dict[str, Any] = {}
+_LOADED_KEPT = 512
+
+
+def _load_text(text: str) -> Any:
+    if text not in _LOADED:
+        if len(_LOADED) >= _LOADED_KEPT:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[text] = _safe_load(text)
+    return copy.deepcopy(_LOADED[text])
+
+
 def read_file(path: Path, lang: str) -> list[dict[str, Any]]:
     """The entries of one translation file; a TranslationError names what is wrong."""
     try:
-        data = _safe_load(path.read_text(encoding="utf-8")) or {}
+        data = _load_text(path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise TranslationError(f"{path}: not valid YAML: {e}") from e
     if not isinstance(data, dict) or not isinstance(data.get("translations"), list):
@@ -183,6 +197,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
         for t in QuestionTranslation.objects.filter(question__in=current.values())
     }
     english_cache: dict[str, dict] = {}
+    created: list[QuestionTranslation] = []  # new rows, written in one bulk insert
     for lang, path in translation_files(content_dir):
         try:
             entries = read_file(path, lang)
@@ -211,7 +226,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
                 "is_stale": stamp != now,
             }
             if row is None:
-                QuestionTranslation.objects.create(question=question, lang=lang, **values)
+                created.append(QuestionTranslation(question=question, lang=lang, **values))
             elif any(getattr(row, k) != v for k, v in values.items()):
                 for k, v in values.items():
                     setattr(row, k, v)
@@ -219,6 +234,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
             report.loaded.append(f"{lang}:{slug}")
             if stamp != now:
                 report.stale.append(f"{lang}:{slug}")
+    QuestionTranslation.objects.bulk_create(created)
     for warning in report.warnings:
         log.warning("translation skipped: %s", warning)
     return report

@@ -150,9 +150,13 @@ def notes_dir(tmp_path, settings):
 
 @pytest.fixture
 def one_of_each(db):
-    from .factories import KIND_BODIES, make_question
+    """One question of each of the first eight kinds, written as loadcontent writes new slugs."""
+    from quizzes.bank import create_questions
 
-    return {kind: make_question(kind) for kind in KIND_BODIES}
+    from .factories import KIND_BODIES, parse_question
+
+    questions = create_questions([parse_question(kind) for kind in KIND_BODIES])
+    return dict(zip(KIND_BODIES, questions, strict=True))
 
 
 @pytest.fixture(scope="module")
@@ -168,6 +172,18 @@ def module_bank(django_db_setup, django_db_blocker):
     yield questions
     with django_db_blocker.unblock():
         Question.objects.filter(pk__in=[q.pk for q in questions]).delete()
+
+
+@pytest.fixture(scope="session")
+def search_index(django_db_setup, django_db_blocker):
+    """The notes' search index of the repository's content, built and committed once per
+    session: a test that searches finds it current instead of writing a thousand rows first.
+    A test that changes the notes rebuilds it inside its own transaction (rolled back); a
+    transactional test's flush empties it, and the next search rebuilds it as it always would."""
+    from studyapp.notes import search
+
+    with django_db_blocker.unblock():
+        search.rebuild()
 
 
 @pytest.fixture

@@ -89,14 +89,22 @@ DATA = re.compile(
 QUOTED = re.compile(r"„[^”]*”|“[^”]*”|「[^」]*」|\"[^\"]*\"")
 
 
+#: Each label as it is looked for, and all of them at once: a text none of them matches (nearly
+#: every text) is searched once instead of once per label.
+_LABEL_RES = [(label, re.compile(rf"(?<!\w){label}")) for label in LABELS]
+_ANY_LABEL = re.compile(r"(?<!\w)(?:" + "|".join(LABELS) + ")")
+_WORD = re.compile(r"[A-Za-z']+")
+
+
 def english_left(html: str) -> list[str]:
     """The English sentences and labels left in the words a reader sees on ``html``."""
     found = []
     for words in visible_text(html):
         if DATA.match(words):
             continue
-        tokens = {w.lower() for w in re.findall(r"[A-Za-z']+", QUOTED.sub("", words))}
+        tokens = {w.lower() for w in _WORD.findall(QUOTED.sub("", words))}
         if len(tokens & ENGLISH) >= 2:
             found.append(words[:120])
-        found.extend(label for label in LABELS if re.search(rf"(?<!\w){label}", words))
+        if _ANY_LABEL.search(words):
+            found.extend(label for label, pattern in _LABEL_RES if pattern.search(words))
     return found

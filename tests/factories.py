@@ -171,27 +171,17 @@ def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reas
 
 
 def make_bank(n: int, prefix: str = "b") -> list[Question]:
-    """n questions (slugs ``<prefix>-0`` …) spread over kinds and subtopics, written in two
-    bulk inserts (the rows bank.save_question writes for a new slug: test_factories checks)."""
+    """n questions (slugs ``<prefix>-0`` …) spread over kinds and subtopics, written as
+    loadcontent writes new slugs (bank.create_questions; test_factories checks the rows)."""
     kinds = list(KIND_BODIES)
-    built = [
-        bank._build(
+    return bank.create_questions(
+        [
             parse_question(
                 kinds[i % len(kinds)], f"{prefix}-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)]
-            ),
-            1,
-            Question.Origin.FILE,
-        )
-        for i in range(n)
-    ]
-    questions = Question.objects.bulk_create(built)
-    options = []
-    for question, b in zip(questions, built, strict=True):
-        for o in b._pending_options:
-            o.question = question
-            options.append(o)
-    Option.objects.bulk_create(options)
-    return questions
+            )
+            for i in range(n)
+        ]
+    )
 
 
 @functools.cache

@@ -24,7 +24,9 @@ DECLARED = [
 def imported_top_levels() -> dict[str, str]:
     """{top-level module: first file importing it} over our code and tests."""
     found: dict[str, str] = {}
-    for path in sorted(ROOT.glob("*/**/*.py")):
+    # (each top-level folder but .venv searched: globbing from the root walked its 22,000 files)
+    folders = [d for d in ROOT.iterdir() if d.is_dir() and d.name != ".venv"]
+    for path in sorted(p for d in folders for p in d.rglob("*.py")):
         if ".venv" in path.parts:
             continue
         for node in nodes(path):

@@ -56,7 +56,7 @@ def test_each_page_lists_itself_in_every_language_with_an_english_x_default(clie
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("code", LANGS)
-def test_the_switcher_links_to_the_same_page_and_query_in_each_language(client, code):
+def test_the_switcher_links_to_the_same_page_and_query_in_each_language(client, code, search_index):
     page = "/notes/search/?q=tool_use&x=1"
     html = client.get(LANGS[code] + page).content.decode()
     links = switcher(html)

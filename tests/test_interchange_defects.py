@@ -44,6 +44,20 @@ def test_round_trip_of_the_whole_bank_in_every_format_is_byte_identical_and_keep
     assert report.skipped == [] and report.updated == [] and report.retired == []
 
 
+def test_a_next_line_character_in_a_text_survives_the_yaml_export():
+    """U+0085 (NEL) is a line break to YAML: written raw inside a quoted text it reads back as
+    another text; the export escapes it."""
+    import yaml
+
+    q = make_question("single", slug="nel-text")
+    Question.objects.filter(pk=q.pk).update(stem="Before\x85after")
+    q.options.filter(position=1).update(text="x\x85")
+    text, _ = importing.export_questions("yaml", Question.objects.filter(pk=q.pk))
+    back = yaml.safe_load(text)["questions"][0]
+    assert back["stem"] == "Before\x85after"
+    assert "x\x85" in [o["text"] for o in back["options"]]
+
+
 def test_reimporting_an_edited_export_updates_but_never_unpublishes_nor_takes_ownership():
     q = make_question("single", slug="kept-published")
     assert q.status == "published" and q.origin == "file"

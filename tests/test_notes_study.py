@@ -3,6 +3,7 @@ generated diagrams, reading progress, search, the cheat sheet and the exam bluep
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -405,7 +406,9 @@ def test_another_visitor_does_not_see_my_reading(client, db):
 
 
 @pytest.mark.django_db
-def test_search_finds_pause_turn_in_notes_and_glossary_on_the_configured_database(client):
+def test_search_finds_pause_turn_in_notes_and_glossary_on_the_configured_database(
+    client, search_index
+):
     assert search.engine() == ("postgresql" if connection.vendor == "postgresql" else "sqlite")
     hits = search.search("pause_turn")
     kinds = {h.kind for h in hits}
@@ -422,14 +425,14 @@ def test_search_finds_pause_turn_in_notes_and_glossary_on_the_configured_databas
 @pytest.mark.parametrize(
     "query", ['"', "*", "AND (", "pause_turn OR", "NEAR(", "ünïcode ✓", "a" * 500, "<script>"]
 )
-def test_search_never_fails_on_odd_input(client, query):
+def test_search_never_fails_on_odd_input(client, query, search_index):
     r = client.get("/notes/search/", {"q": query})
     assert r.status_code == 200
     assert "<script>" not in r.content.decode().split("<main", 1)[1]
 
 
 @pytest.mark.django_db
-def test_search_needs_every_word_and_rebuilds_when_content_changes(client):
+def test_search_needs_every_word_and_rebuilds_when_content_changes(client, search_index):
     assert search.search("tool_result refusal nonexistentword") == []
     assert search.search("   ") == []
     assert search.rebuild() is False  # the search above built it; unchanged content: no work
@@ -438,6 +441,18 @@ def test_search_needs_every_word_and_rebuilds_when_content_changes(client):
     SearchDoc.objects.filter(kind="signature").update(body="stale")
     assert search.rebuild() is True
     assert search.search("pause_turn")
+
+
+@pytest.mark.django_db
+def test_a_note_written_or_changed_after_a_search_is_found_by_the_next_one(notes_dir):
+    (notes_dir / "01-sample.md").write_text(note_text(body="## Part one {#one}\n\nZebrafinch.\n"))
+    assert [h.url for h in search.search("zebrafinch")] == ["/notes/sample/#one"]
+    assert search.search("okapi") == []
+    path = notes_dir / "01-sample.md"
+    path.write_text(note_text(body="## Part one {#one}\n\nOkapi now.\n"))
+    os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 5))  # a later modification
+    assert [h.url for h in search.search("okapi")] == ["/notes/sample/#one"]
+    assert search.search("zebrafinch") == []
 
 
 # --- cheat sheet and gaps -----------------------------------------------------------------------

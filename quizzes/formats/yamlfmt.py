@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import yaml
 
+#: libyaml's C emitter when PyYAML has it (its wheels ship it): the same text as the pure-Python
+#: SafeDumper for the whole bank, about four times faster, and a NEL character (U+0085) escaped
+#: instead of written as a line break that reads back as another text.
+_SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-class _Dumper(yaml.SafeDumper):
+
+class _Dumper(_SafeDumper):  # type: ignore[misc, valid-type]
     """Block style for multi-line text, so exported files read like the hand-written bank."""
 
     def ignore_aliases(self, data) -> bool:  # noqa: ANN001
         return True  # imports refuse anchors and aliases, so the export never writes them
 
 
-def _str(dumper: yaml.SafeDumper, value: str):
+def _str(dumper, value: str):  # noqa: ANN001 - either dumper
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 

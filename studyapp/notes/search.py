@@ -14,6 +14,7 @@ import html
 import re
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.urls import reverse
@@ -100,10 +101,33 @@ def _signature(docs: list[dict]) -> str:
     return digest.hexdigest()
 
 
-def rebuild(force: bool = False) -> bool:
-    """Bring the index in line with the content; returns True when it had to be rebuilt."""
+#: (what the documents were made of, the documents, their signature), for _indexed()
+_made: list[tuple[tuple, list[dict], str]] = []
+
+
+def _indexed() -> tuple[list[dict], str]:
+    """documents() and their signature, made again only when what they are made of changed:
+    every search checks the index, and making the documents (about a thousand sections of
+    text in every language) cost more than the search. The notes are compared by identity (the
+    libraries hand out the same dicts until a file changes), the rest by value."""
+    notes, rest = [], []
+    for lang in i18n.CODES:
+        with translation.override(lang):
+            notes.append(notes_in(lang))
+            rest.append((translation.gettext("Glossary"), tuple(glossary(lang))))
+    key = (str(settings.CONTENT_DIR), tuple(rest))
+    for made_of, docs, signature in _made:
+        if made_of[1] == key and all(a is b for a, b in zip(made_of[0], notes, strict=True)):
+            return docs, signature
     docs = documents()
     signature = _signature(docs)
+    _made[:] = [((tuple(notes), key), docs, signature)]
+    return docs, signature
+
+
+def rebuild(force: bool = False) -> bool:
+    """Bring the index in line with the content; returns True when it had to be rebuilt."""
+    docs, signature = _indexed()
     stored = SearchDoc.objects.filter(kind=SearchDoc.Kind.SIGNATURE).values_list("body", flat=True)
     if not force and list(stored) == [signature]:
         return False
