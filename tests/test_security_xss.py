@@ -289,6 +289,36 @@ def test_a_refused_upload_echoes_the_text_inert(client):
         assert_inert(response.content.decode(), "refused upload")
 
 
+def test_a_resolution_note_renders_inert_for_the_instructor_and_the_learner(shared_world):
+    """The note an instructor writes when closing a report is shown twice: in the report's row
+    (what the htmx resolve answers, and the resolved list) and on the reporter's own page. The
+    form sweep below posts it but never opens either (its redirect lands on the open reports)."""
+    world = shared_world
+    teacher = client_as(Client(), world, "instructor")
+    reporter = client_as(Client(), world, "learner")
+    resolve = f"/author/reports/{world.report.pk}/resolve/"
+    for payload in PAYLOADS:
+        row = teacher.post(
+            resolve, {"outcome": "resolved", "note": payload}, headers={"HX-Request": "true"}
+        )
+        assert row.status_code == 200, payload
+        assert_inert(row.content.decode(), f"the resolved report's row with {payload!r}")
+        mine = reporter.get("/me/").content.decode()
+        assert "Problems you reported" in mine
+        assert_inert(mine, f"the reporter's page with the note {payload!r}")
+    world.report.refresh_from_db()
+    assert world.report.resolution_note == PAYLOADS[-1].strip()
+    listed = teacher.get("/author/reports/?status=resolved").content.decode()
+    assert_inert(listed, "the resolved reports")
+    assert _escaped(PAYLOADS[-1]) in listed and _escaped(PAYLOADS[-1]) in mine  # shown, as text
+
+
+def _escaped(text: str) -> str:
+    from django.utils.html import escape
+
+    return str(escape(text.strip()))
+
+
 # --- every other form, found on the pages themselves -------------------------------------
 
 
