@@ -38,12 +38,7 @@ class Prepared:
         compiler = queryset.query.get_compiler(using=self.db)
         sql, params = compiler.as_sql()
         self.sql, self.params = sql, tuple(params)
-        self.slots: list[tuple[int, str]] = []
-        for name, value in stand_ins.items():
-            at = [i for i, p in enumerate(params) if type(p) is type(value) and p == value]
-            if len(at) != 1:
-                raise ValueError(f"stand-in {name}={value!r} is in the SQL {len(at)} times")
-            self.slots.append((at[0], name))
+        self.slots = _slots(params, stand_ins)
         self.compiler = compiler
         select, klass_info = compiler.select, compiler.klass_info
         fields = klass_info["select_fields"]
@@ -55,9 +50,7 @@ class Prepared:
         self.converters = compiler.get_converters([s[0] for s in select[: compiler.col_count]])
 
     def first(self, **values: object):
-        params = list(self.params)
-        for at, name in self.slots:
-            params[at] = values[name]
+        params = _filled(self.params, self.slots, values)
         with connections[self.db].cursor() as cursor:
             cursor.execute(self.sql, params)
             rows = cursor.fetchmany(1)
@@ -92,9 +85,7 @@ class PreparedRows:
         )
 
     def rows(self, **values: object) -> list[tuple]:
-        params = list(self.params)
-        for at, name in self.slots:
-            params[at] = values[name]
+        params = _filled(self.params, self.slots, values)
         with connections[self.db].cursor() as cursor:
             cursor.execute(self.sql, params)
             rows = cursor.fetchall()
@@ -114,6 +105,7 @@ class UnpreparedRows:
 
 
 def _slots(params, stand_ins: dict) -> list[tuple[int, str]]:
+    """(position in ``params``, name) of each stand-in, which must be there exactly once."""
     slots = []
     for name, value in stand_ins.items():
         at = [i for i, p in enumerate(params) if type(p) is type(value) and p == value]
@@ -121,6 +113,14 @@ def _slots(params, stand_ins: dict) -> list[tuple[int, str]]:
             raise ValueError(f"stand-in {name}={value!r} is in the SQL {len(at)} times")
         slots.append((at[0], name))
     return slots
+
+
+def _filled(params: tuple, slots: list[tuple[int, str]], values: dict) -> list:
+    """The compiled parameters with this call's values at the stand-ins' positions."""
+    filled = list(params)
+    for at, name in slots:
+        filled[at] = values[name]
+    return filled
 
 
 class PreparedUpdate:
