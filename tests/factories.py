@@ -300,3 +300,33 @@ def note_text(slug="sample", body="## Part one {#one}\n\nText.\n", **meta) -> st
     front.update(meta)
     lines = "\n".join(f"{k}: {v}" for k, v in front.items() if v is not None)
     return f"---\n{lines}\n---\n{body}"
+
+
+def insert_rows(model, rows: list[dict]) -> None:
+    """Many rows of ``model`` (dicts of attname -> value; every other column its default, the
+    primary key the database's unless the rows name it) in one
+    ``executemany``, for the tests that need thousands: each distinct value is prepared for the
+    database once (``bulk_create`` builds an instance and prepares every value of every row, about
+    0.7 s for 10,000 responses). No signals, no ``save()``; read the rows back for their pks."""
+    from django.db import connection
+
+    given = set(rows[0]) if rows else set()
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key or f.attname in given]
+    defaults = {f.attname: f.get_default() for f in fields}
+    prepared: dict[tuple[str, str], object] = {}
+
+    def prep(field, value):
+        key = (field.attname, repr(value))
+        if key not in prepared:
+            prepared[key] = field.get_db_prep_save(value, connection)
+        return prepared[key]
+
+    params = [[prep(f, row.get(f.attname, defaults[f.attname])) for f in fields] for row in rows]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({marks})",  # noqa: S608 - names from the model, values as parameters
+            params,
+        )
