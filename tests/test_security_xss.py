@@ -275,10 +275,15 @@ def test_an_upload_carrying_every_payload_in_every_text_renders_inert(client):
 def test_upload_titles_and_tool_names_render_inert(client):
     for payload in PAYLOADS:
         text = json.dumps(hostile_transcript([payload]))
+        shown = None  # the stored run whose step 1 was checked for this payload
         for title in ("", payload):  # the transcript's own title, then the form's
             response = client.post("/sandbox/upload/", {"title": title, "text": text})
             assert response.status_code == 302, payload
             run = UploadedRun.objects.latest("pk")
+            stored = (run.title, run.source, run.data)
+            if stored == shown:  # the form's title stored as the transcript's was: the same page
+                continue
+            shown = stored
             page = client.get(f"/sandbox/uploads/{run.pk}/steps/1/", headers={"HX-Request": "true"})
             assert_inert(page.content.decode(), f"step 1 of an upload titled {payload!r}")
     assert_inert(client.get("/sandbox/").content.decode(), "the list of uploads")
