@@ -22,8 +22,9 @@ from django.test.utils import instrumented_test_render
 from . import fuzzing  # noqa: F401
 
 # The SQLite test database: migrated once per set of migrations, then copied (tests/dbtemplate.py);
-# the browser journeys and Playwright loaded only when a browser test can run (tests/selection.py).
-pytest_plugins = ["tests.dbtemplate", "tests.selection"]
+# the browser journeys and Playwright loaded only when a browser test can run (tests/selection.py);
+# Markdown a previous run rendered answered from a file (tests/rendercache.py).
+pytest_plugins = ["tests.dbtemplate", "tests.selection", "tests.rendercache"]
 
 API_KEY = "sk-ant-test-secret-never-shown-0123456789"
 ROOT = Path(__file__).resolve().parent.parent
