@@ -212,28 +212,25 @@ def _fields(instance) -> dict:
     }
 
 
-def real_bank_questions() -> list[Question]:
-    """The real bank as unsaved rows, each with its ``_pending_options`` (fresh copies)."""
-    questions = []
-    for fields, options in _real_bank_built():
-        question = Question(**copy.deepcopy(fields))
-        question._pending_options = [Option(**copy.deepcopy(o)) for o in options]
-        questions.append(question)
-    return questions
-
-
 def load_real_bank() -> list[Question]:
-    """The real bank written as ``loadcontent`` writes it into an empty database, in two bulk
-    inserts (tests/test_factories.py compares the rows with load_bank's)."""
-    built = real_bank_questions()
-    questions = Question.objects.bulk_create(built)
-    options = []
-    for question, b in zip(questions, built, strict=True):
-        for o in b._pending_options:
-            o.question = question
-            options.append(o)
-    Option.objects.bulk_create(options)
-    return questions
+    """The real bank written as ``loadcontent`` writes it into an empty database: its rows in
+    two inserts (insert_rows; tests/test_factories.py compares the rows with load_bank's)."""
+    from django.db.models import Max
+
+    built = _real_bank_built()
+    last = Question.objects.aggregate(last=Max("pk"))["last"] or 0
+    insert_rows(Question, [fields for fields, _ in built])
+    ids = list(Question.objects.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True))
+    assert len(ids) == len(built)
+    insert_rows(
+        Option,
+        [
+            {**o, "question_id": pk}
+            for pk, (_, options) in zip(ids, built, strict=True)
+            for o in options
+        ],
+    )
+    return list(Question.objects.filter(pk__in=ids).order_by("pk"))
 
 
 class _RolledBack(Exception):
@@ -270,8 +267,8 @@ def _real_translations_built() -> tuple[tuple[str, dict], ...]:
 
 def load_real_translations() -> int:
     """The real bank's question translations, written as ``loadcontent`` writes them onto a
-    database that holds load_real_bank()'s rows (and none of their translations), in one bulk
-    insert. Returns the number of rows."""
+    database that holds load_real_bank()'s rows (and none of their translations), in one insert
+    (insert_rows). Returns the number of rows."""
     from quizzes.models import QuestionTranslation
 
     rows = _real_translations_built()
@@ -280,8 +277,12 @@ def load_real_translations() -> int:
         .filter(slug__in={slug for slug, _ in rows})
         .values_list("slug", "pk")
     )
-    QuestionTranslation.objects.bulk_create(
-        QuestionTranslation(question_id=ids[slug], **copy.deepcopy(fields)) for slug, fields in rows
+    from django.utils import timezone
+
+    now = timezone.now()
+    insert_rows(
+        QuestionTranslation,
+        [{**fields, "question_id": ids[slug], "updated_at": now} for slug, fields in rows],
     )
     return len(rows)
 
