@@ -1,12 +1,13 @@
-"""Markdown a previous run rendered, answered from a file instead of rendered again.
+"""Markdown a previous run converted, answered from a file instead of converted again.
 
-core.rendering keeps every text it renders without generated blocks (``_render_plain``, an
-lru_cache): texts that render the same every time. The real bank with its three translations is
-about 8,900 of them, and the first process to load it (loadcontent, the factories' real bank)
-spent 2.3 s of CPU rendering them, in every run and every pytest-xdist worker. A run saves the
-texts it rendered and their HTML next to the test database (``.test-db.sqlite3.render-<hash>``,
-ignored by git); a later run whose hash matches answers those texts from the file, and renders
-every other text as before.
+core.rendering converts a text in one pure step (``_convert``: the Markdown parsed and
+sanitised, a generated block's marker left as a placeholder; the blocks run afterwards, every
+time). The real bank with its three translations is about 8,900 texts and the notes in four
+languages 52 more: the first process to load them (loadcontent, the factories' real bank, the
+notes' libraries) spent about 3.5 s of CPU converting them, in every run and every pytest-xdist
+worker. A run saves the texts it converted and what came out next to the test database
+(``.test-db.sqlite3.render-<hash>``, ignored by git); a later run whose hash matches answers
+those texts from the file, and converts every other text as before.
 
 The hash covers what the HTML depends on: the source of every module in core/ (rendering.py,
 its sanitiser and extensions' settings) and the installed Markdown, nh3 and Pygments. Change any
@@ -27,8 +28,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-#: this process's texts: (text, toc, trusted) -> what _render_plain returns
-_USED: dict[tuple[str, bool, bool], tuple[str, tuple[dict, ...]]] = {}
+#: this process's texts: _convert's arguments -> what it returned
+_USED: dict[tuple, tuple] = {}
 
 
 def fingerprint() -> str:
@@ -57,19 +58,19 @@ def pytest_configure(config):
 
     path = _path()
     kept = _read(path).get("texts", {})
-    render = rendering._render_plain
+    convert = rendering._convert
 
-    def _render_plain(text: str, toc: bool, trusted: bool):
-        key = (text, toc, trusted)
+    def _convert(text: str, block_names: frozenset[str], toc: bool, trusted: bool):
+        key = (text, block_names, toc, trusted)
         found = _USED.get(key)
         if found is None:
             found = kept.get(key)
             if found is None:
-                found = render(text, toc, trusted)
+                found = convert(text, block_names, toc, trusted)
             _USED[key] = found
         return found
 
-    rendering._render_plain = _render_plain
+    rendering._convert = _convert
     config.stash[_PATH] = path
 
 
