@@ -171,17 +171,47 @@ def make_question(kind: str, slug: str | None = None, subtopic: str = "stop-reas
 
 
 def make_bank(n: int, prefix: str = "b") -> list[Question]:
-    """n questions (slugs ``<prefix>-0`` …) spread over kinds and subtopics, written as
-    loadcontent writes new slugs (bank.create_questions; test_factories checks the rows)."""
+    """n questions (slugs ``<prefix>-0`` …) spread over kinds and subtopics (new_questions)."""
     kinds = list(KIND_BODIES)
-    return bank.create_questions(
+    return new_questions(
         [
-            parse_question(
-                kinds[i % len(kinds)], f"{prefix}-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)]
-            )
+            (kinds[i % len(kinds)], f"{prefix}-{i}", schema.SUBTOPICS[i % len(schema.SUBTOPICS)])
             for i in range(n)
         ]
     )
+
+
+def new_questions(specs: list[tuple[str, str, str]]) -> list[Question]:
+    """The first versions of new slugs, (kind, slug, subtopic) each, with the rows
+    bank.create_questions writes for them (tests/test_factories.py compares the two), in two
+    inserts; each spec's rows are built once per session (its Markdown, hash and kind's HTML)."""
+    return _write([_built(*spec) for spec in specs])
+
+
+@functools.cache
+def _built(kind: str, slug: str, subtopic: str) -> tuple[dict, tuple[dict, ...]]:
+    question = bank._build(parse_question(kind, slug, subtopic), 1, Question.Origin.FILE)
+    return _fields(question), tuple(_fields(o) for o in question._pending_options)
+
+
+def _write(built) -> list[Question]:
+    """Questions and their options from built rows ((question columns, option columns), each
+    without ids), in two inserts (insert_rows); the questions read back, in order."""
+    from django.db.models import Max
+
+    last = Question.objects.aggregate(last=Max("pk"))["last"] or 0
+    insert_rows(Question, [fields for fields, _ in built])
+    ids = list(Question.objects.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True))
+    assert len(ids) == len(built)
+    insert_rows(
+        Option,
+        [
+            {**o, "question_id": pk}
+            for pk, (_, options) in zip(ids, built, strict=True)
+            for o in options
+        ],
+    )
+    return list(Question.objects.filter(pk__in=ids).order_by("pk"))
 
 
 @functools.cache
@@ -214,23 +244,8 @@ def _fields(instance) -> dict:
 
 def load_real_bank() -> list[Question]:
     """The real bank written as ``loadcontent`` writes it into an empty database: its rows in
-    two inserts (insert_rows; tests/test_factories.py compares the rows with load_bank's)."""
-    from django.db.models import Max
-
-    built = _real_bank_built()
-    last = Question.objects.aggregate(last=Max("pk"))["last"] or 0
-    insert_rows(Question, [fields for fields, _ in built])
-    ids = list(Question.objects.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True))
-    assert len(ids) == len(built)
-    insert_rows(
-        Option,
-        [
-            {**o, "question_id": pk}
-            for pk, (_, options) in zip(ids, built, strict=True)
-            for o in options
-        ],
-    )
-    return list(Question.objects.filter(pk__in=ids).order_by("pk"))
+    two inserts (tests/test_factories.py compares the rows with load_bank's)."""
+    return _write(_real_bank_built())
 
 
 class _RolledBack(Exception):
