@@ -422,11 +422,11 @@ def test_every_form_on_every_page_echoes_and_stores_text_inert(shared_world, nam
                 target = response["Location"]
                 followed = client.get(target)
                 assert followed.status_code < 500
-                html = followed.content.decode()
-                assert_inert(html, f"{target} after {action} with {payload!r}")
+                there = followed.content.decode()
+                assert_inert(there, f"{target} after {action} with {payload!r}")
                 if target not in landed:
-                    landed[target] = html
-                elif _same_page(landed[target], html):
+                    landed[target] = there
+                elif _same_page(landed[target], there):
                     blind.add(target)
                 response = followed
             # A login or sign-up form may have changed who is signed in.
