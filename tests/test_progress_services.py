@@ -213,8 +213,9 @@ def test_a_review_that_lands_while_another_is_recorded_is_not_counted_twice(monk
 def test_the_compiled_card_read_gives_what_the_orms_query_gives(django_user_model, signed_in):
     """progress.services._card_for (its SQL compiled once) against the ORM's query it replaced:
     no card yet, a card with prefs, another owner's card and prefs never read, a logged answer."""
-    from core.prepared import PreparedRows, _prepared
     from django.db import connection
+
+    from core.prepared import PreparedRows, _prepared
 
     user = django_user_model.objects.create_user("carder")
     me = Owner(user, "") if signed_in else Owner(None, "tok-card")
