@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.owners import Owner
+from core.prepared import prepared_rows
 from quizzes import services as quiz_services
 from quizzes.forms import SUBTOPIC_LABELS
 from quizzes.models import Attempt, Question, Response
@@ -26,40 +28,114 @@ def _answered(owner: Owner):
     return Response.objects.released().filter(attempt__in=Attempt.objects.owned_by(owner))
 
 
-def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
-    """Per subtopic: practice and exam mastery, seen and unseen questions, reviews due.
+def _answered_by(signed_in: bool, who, now):
+    """``_answered(owner)`` at ``now`` for the owner ``who`` (a user's pk, or a token)."""
+    mine = {"user_id": who} if signed_in else {"user": None, "owner_token": who}
+    return Response.objects.released(now).filter(attempt__in=Attempt.objects.filter(**mine))
 
-    Three queries: scores grouped by subtopic and mode; published questions grouped by subtopic
-    with how many this learner has answered; the learner's cards.
-    """
-    scores = (
-        _answered(owner)
-        .values("question__subtopic", "attempt__mode")
+
+def _scores_query(answered):
+    return (
+        answered.values("question__subtopic", "attempt__mode")
         .annotate(n=Count("id"), points=Sum("score"))
         .order_by()
     )
-    seen_slugs = _answered(owner).values("question__slug")
-    # The first answer this learner gave to each question: a new item's best stand-in.
-    first = (
-        _answered(owner)
-        .filter(question__slug=OuterRef("slug"))
-        .order_by("answered_at", "pk")
-        .values("is_correct")[:1]
-    )
-    bank = (
-        Question.objects.published()
-        .annotate(first_correct=Subquery(first))
-        .values("subtopic")
+
+
+def _bank_query(seen, first_of, first_of_again=None):
+    """Published questions per subtopic: how many, how many this learner has seen, and how
+    their first answers went. ``first_of_again``: the same answers, named on their own for the
+    second count that reads the first answer (a compiled query has each value in one place)."""
+    seen_slugs = seen.values("question__slug")
+
+    def first(answered):
+        # The first answer this learner gave to each question: a new item's best stand-in.
+        return Subquery(
+            answered.filter(question__slug=OuterRef("slug"))
+            .order_by("answered_at", "pk")
+            .values("is_correct")[:1]
+        )
+
+    again = "first_correct" if first_of_again is None else "first_correct_again"
+    rows = Question.objects.published().annotate(first_correct=first(first_of))
+    if first_of_again is not None:
+        rows = rows.annotate(first_correct_again=first(first_of_again))
+    return (
+        rows.values("subtopic")
         .annotate(
             total=Count("id"),
             seen=Count("id", filter=Q(slug__in=seen_slugs)),
             first_n=Count("id", filter=Q(first_correct__isnull=False)),
-            first_k=Count("id", filter=Q(first_correct=True)),
+            first_k=Count("id", filter=Q(**{again: True})),
         )
         .order_by()
     )
+
+
+_SCORE_COLUMNS = ("question__subtopic", "attempt__mode", "n", "points")
+_BANK_COLUMNS = ("subtopic", "total", "seen", "first_n", "first_k")
+_STAND_IN_NOW = datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=UTC)
+
+
+def _subtopic_queries(owner: Owner) -> tuple[list[dict], list[dict], list[tuple]]:
+    """The rows of subtopic_rows' three queries: scores, bank (as ``.values()`` dicts), cards."""
+    if owner.user is None and not owner.token:  # owns nothing: the ORM's empty querysets
+        return (
+            list(_scores_query(_answered(owner))),
+            list(_bank_query(_answered(owner), _answered(owner))),
+            list(ConceptCard.objects.owned_by(owner).values_list("subtopic", "due")),
+        )
+    signed_in = owner.user is not None
+    who = owner.user.pk if signed_in else owner.token
+
+    def stand_in(i: int):  # each place the owner is named gets its own
+        return 1_999_999_100 + i if signed_in else f"\x00stand-in token {i}"
+
+    now = timezone.now()
+    scores = prepared_rows(
+        ("progress-scores", signed_in),
+        lambda who, now: _scores_query(_answered_by(signed_in, who, now)),
+        who=stand_in(0),
+        now=_STAND_IN_NOW,
+    ).rows(who=who, now=now)
+    bank = prepared_rows(
+        ("progress-bank", signed_in),
+        lambda who1, now1, who2, now2, who3, now3: _bank_query(
+            _answered_by(signed_in, who1, now1),
+            _answered_by(signed_in, who2, now2),
+            _answered_by(signed_in, who3, now3),
+        ),
+        who1=stand_in(1),
+        now1=_STAND_IN_NOW,
+        who2=stand_in(2),
+        now2=_STAND_IN_NOW + timedelta(microseconds=1),
+        who3=stand_in(3),
+        now3=_STAND_IN_NOW + timedelta(microseconds=2),
+    ).rows(who1=who, now1=now, who2=who, now2=now, who3=who, now3=now)
+    cards = prepared_rows(
+        ("progress-cards", signed_in),
+        lambda who: ConceptCard.objects.filter(
+            **({"user_id": who} if signed_in else {"user": None, "owner_token": who})
+        ).values_list("subtopic", "due"),
+        who=stand_in(4),
+    ).rows(who=who)
+    return (
+        [dict(zip(_SCORE_COLUMNS, row, strict=True)) for row in scores],
+        [dict(zip(_BANK_COLUMNS, row, strict=True)) for row in bank],
+        cards,
+    )
+
+
+def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
+    """Per subtopic: practice and exam mastery, seen and unseen questions, reviews due.
+
+    Three queries: scores grouped by subtopic and mode; published questions grouped by subtopic
+    with how many this learner has answered; the learner's cards. Their SQL is compiled once
+    per process and kind of owner (core/prepared.py): building it was most of the page's work.
+    """
+    scores, bank, cards = _subtopic_queries(owner)
     due = {}
-    for subtopic, when in ConceptCard.objects.owned_by(owner).values_list("subtopic", "due"):
+    for subtopic, when in cards:
         if when <= now:
             due[subtopic] = due.get(subtopic, 0) + 1
     rows = {
