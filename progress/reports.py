@@ -237,14 +237,53 @@ def estimate_text(est: readiness.Estimate) -> str:
     }
 
 
+def _compiled(
+    name: str, owner: Owner, build, columns: tuple[str, ...], *, at_now: bool = False
+) -> list[dict] | None:
+    """``build(signed_in, who, now)``'s rows as dicts of ``columns``, its SQL compiled once per
+    process and kind of owner (``who``: a user's pk or a token; ``now`` the current time, when
+    ``at_now``: each named once in the SQL); None for an owner with neither (the caller runs its
+    ORM queryset, which is empty)."""
+    if owner.user is None and not owner.token:
+        return None
+    signed_in = owner.user is not None
+    stand_ins: dict = {"who": 1_999_999_100 if signed_in else "\x00stand-in token"}
+    values: dict = {"who": owner.user.pk if signed_in else owner.token}
+    if at_now:
+        stand_ins["now"], values["now"] = _STAND_IN_NOW, timezone.now()
+    query = prepared_rows(
+        (name, signed_in), lambda who, now=None: build(signed_in, who, now), **stand_ins
+    )
+    return [dict(zip(columns, row, strict=True)) for row in query.rows(**values)]
+
+
+def _attempts_by(signed_in: bool, who):
+    return Attempt.objects.filter(
+        **({"user_id": who} if signed_in else {"user": None, "owner_token": who})
+    )
+
+
+def _exams_query(attempts):
+    return (
+        attempts.filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
+        .order_by("-submitted_at")
+        .values(*_EXAM_COLUMNS)[:EXAM_HISTORY]
+    )
+
+
+_EXAM_COLUMNS = ("id", "submitted_at", "score", "question_count", "exam_format")
+
+
 def exam_history(owner: Owner) -> list[dict]:
     """The last submitted exams, oldest first (one query)."""
-    exams = list(
-        Attempt.objects.owned_by(owner)
-        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
-        .order_by("-submitted_at")
-        .values("id", "submitted_at", "score", "question_count", "exam_format")[:EXAM_HISTORY]
+    exams = _compiled(
+        "progress-exams",
+        owner,
+        lambda s, who, now: _exams_query(_attempts_by(s, who)),
+        _EXAM_COLUMNS,
     )
+    if exams is None:
+        exams = list(_exams_query(Attempt.objects.owned_by(owner)))
     exams.reverse()
     for i, e in enumerate(exams, 1):
         e["number"] = i
@@ -259,9 +298,15 @@ def family_rows(owner: Owner) -> list[dict]:
     their options. quizzes.services.family_report then runs over light stand-ins, one per
     answer, that share one precomputed option list per question.
     """
-    groups = list(
-        _answered(owner).values("question_id", "families").annotate(n=Count("id")).order_by()
+    groups = _compiled(
+        "progress-families",
+        owner,
+        lambda s, who, now: _families_query(_answered_by(s, who, now)),
+        ("question_id", "families", "n"),
+        at_now=True,
     )
+    if groups is None:
+        groups = list(_families_query(_answered(owner)))
     stand_ins = {}
     for q in (
         Question.objects.filter(pk__in={g["question_id"] for g in groups})
@@ -284,15 +329,30 @@ def family_rows(owner: Owner) -> list[dict]:
     return rows[:TOP_FAMILIES]
 
 
-def certainty_summary(owner: Owner) -> rules.CbmSummary:
-    """Answers and right answers at each stated certainty (one grouped query)."""
-    counts = {
-        row["certainty"]: (row["n"], row["right"])
-        for row in Confidence.objects.filter(response__attempt__in=Attempt.objects.owned_by(owner))
+def _families_query(answered):
+    return answered.values("question_id", "families").annotate(n=Count("id")).order_by()
+
+
+def _certainty_query(attempts):
+    return (
+        Confidence.objects.filter(response__attempt__in=attempts)
         .values("certainty")
         .annotate(n=Count("pk"), right=Count("pk", filter=Q(response__is_correct=True)))
         .order_by()
-    }
+    )
+
+
+def certainty_summary(owner: Owner) -> rules.CbmSummary:
+    """Answers and right answers at each stated certainty (one grouped query)."""
+    rows = _compiled(
+        "progress-certainty",
+        owner,
+        lambda s, who, now: _certainty_query(_attempts_by(s, who)),
+        ("certainty", "n", "right"),
+    )
+    if rows is None:
+        rows = list(_certainty_query(Attempt.objects.owned_by(owner)))
+    counts = {row["certainty"]: (row["n"], row["right"]) for row in rows}
     return rules.cbm_summary(counts)
 
 

@@ -352,6 +352,35 @@ def test_the_compiled_dashboard_queries_give_what_the_orms_give(learner, other_l
     assert sorted(scores, key=key) == sorted(orm_scores, key=key) and scores
     assert sorted(bank, key=key) == sorted(orm_bank, key=key) and bank
     assert sorted(cards) == sorted(orm_cards) and cards
+    compiled = {
+        "exams": reports._compiled(
+            "progress-exams", owner,
+            lambda s, who, now: reports._exams_query(reports._attempts_by(s, who)),
+            reports._EXAM_COLUMNS,
+        ),
+        "certainty": [
+            (r["certainty"], r["n"], r["right"])
+            for r in reports._compiled(
+                "progress-certainty", owner,
+                lambda s, who, now: reports._certainty_query(reports._attempts_by(s, who)),
+                ("certainty", "n", "right"),
+            )
+        ],
+    }  # fmt: skip
+    orm = {
+        "exams": list(reports._exams_query(mine)),
+        "certainty": [(r["certainty"], r["n"], r["right"]) for r in reports._certainty_query(mine)],
+    }
+    assert compiled["exams"] == orm["exams"] and len(orm["exams"]) == 1  # one exam is open
+    assert sorted(compiled["certainty"]) == sorted(orm["certainty"]) and orm["certainty"]
+    assert [r["family"] for r in reports.family_rows(owner)] == ["ends-on-text"]
+    groups = reports._compiled(
+        "progress-families", owner,
+        lambda s, who, now: reports._families_query(reports._answered_by(s, who, now)),
+        ("question_id", "families", "n"), at_now=True,
+    )  # fmt: skip
+    orm_groups = list(reports._families_query(answered))
+    assert sorted(groups, key=key) == sorted(orm_groups, key=key) and groups
     # the open exam's answers are left out of both
     assert (
         sum(r["n"] for r in scores)
