@@ -66,6 +66,47 @@ class OwnedModel(models.Model):
         return cls._default_manager.anonymous(token).update(user=user)
 
 
+def _owned_by_stand_in(signed_in: bool, who):
+    """A filter of ``owned_by`` for the owner ``who`` (a user's pk, or a token)."""
+
+    def owned(queryset):
+        if signed_in:
+            return queryset.filter(user_id=who)
+        return queryset.filter(user=None, owner_token=who)
+
+    return owned
+
+
+def _compiled(key: str, owner: Owner, build, make):
+    from core.prepared import prepared, prepared_rows
+
+    signed_in = owner.user is not None
+    stand_in = 1_999_999_001 if signed_in else "\x00stand-in token"
+    kept = (prepared if make == "objects" else prepared_rows)(
+        (key, signed_in), lambda who: build(_owned_by_stand_in(signed_in, who)), who=stand_in
+    )
+    return kept, (owner.user.pk if signed_in else owner.token)  # type: ignore[union-attr]
+
+
+def owned_rows(key: str, owner: Owner, build) -> list[tuple]:
+    """The rows of the ``values_list()`` queryset ``build(owned)``, where ``owned(queryset)``
+    is ``queryset.owned_by(owner)`` (the owner named once in the SQL): compiled once per
+    process and kind of owner (core/prepared.py). ``key`` names the query. An owner with
+    neither a user nor a token owns nothing: no rows, no query (as ``owned_by``'s none())."""
+    if owner.user is None and not owner.token:
+        return []
+    query, who = _compiled(key, owner, build, "rows")
+    return query.rows(who=who)
+
+
+def owned_objects(key: str, owner: Owner, build) -> list:
+    """Like :func:`owned_rows`, for a queryset of model instances (``list(queryset)``)."""
+    if owner.user is None and not owner.token:
+        return []
+    query, who = _compiled(key, owner, build, "objects")
+    return query.all(who=who)
+
+
 def owned_models() -> list[type[OwnedModel]]:
     """Every concrete model a visitor owns, from the app registry."""
     return [m for m in apps.get_models() if issubclass(m, OwnedModel)]

@@ -53,21 +53,29 @@ class Prepared:
         self.converters = compiler.get_converters([s[0] for s in select[: compiler.col_count]])
 
     def first(self, **values: object):
+        found = self._objects(values, 1)
+        return found[0] if found else None
+
+    def all(self, **values: object) -> list:
+        """Every object the queryset gives, in its order (``list(queryset)``)."""
+        return self._objects(values, None)
+
+    def _objects(self, values: dict, most: int | None) -> list:
         params = _filled(self.params, self.slots, _adapted(self.adapt, values))
         with connections[self.db].cursor() as cursor:
             cursor.execute(self.sql, params)
-            rows = cursor.fetchmany(1)
-        if not rows:
-            return None
+            rows = cursor.fetchmany(most) if most else cursor.fetchall()
         if self.converters:
             rows = list(self.compiler.apply_converters(rows, self.converters))
-        row = rows[0]
-        obj = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
-        for populator in self.populators:
-            populator.populate(row, obj)
-        for name, col in self.annotations.items():
-            setattr(obj, name, row[col])
-        return obj
+        objects = []
+        for row in rows:
+            obj = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
+            for populator in self.populators:
+                populator.populate(row, obj)
+            for name, col in self.annotations.items():
+                setattr(obj, name, row[col])
+            objects.append(obj)
+        return objects
 
 
 class PreparedRows:
@@ -222,6 +230,9 @@ class Unprepared:
 
     def first(self, **values: object):
         return self.build(**values).first()
+
+    def all(self, **values: object) -> list:
+        return list(self.build(**values))
 
 
 def _kept(key: tuple, make: Callable[[], object], fallback: Callable[[], object]) -> object:
