@@ -176,3 +176,38 @@ def test_the_cached_db_engine_keeps_djangos_cache_reads_and_writes(client, learn
     store.save()
     assert cache.get(store.cache_key)["x"] == 2
     assert DjangoStore(key).load()["x"] == 2
+
+
+def test_a_new_session_is_inserted_as_djangos_engine_inserts_it(client, learner, settings):
+    from studyapp import sessions
+
+    before = timezone.now()
+    client.force_login(learner)  # a new session: create() and its INSERT
+    row = Session.objects.get(pk=_key(client))
+    assert DjangoStore(row.pk).load()["_auth_user_id"] == str(learner.pk)
+    age = timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    assert before + age - timedelta(seconds=5) < row.expire_date <= timezone.now() + age
+    assert sessions._inserts[("sessions.Session", "default", connection.vendor)] is not None
+    assert _signed_in(client, "learner")
+
+
+def test_inserting_a_taken_key_is_djangos_create_error(client, learner):
+    from django.contrib.sessions.backends.base import CreateError
+
+    client.force_login(learner)
+    taken = SessionStore(_key(client))
+    taken["x"] = 1
+    with pytest.raises(CreateError):
+        taken.save(must_create=True)
+    # the test's transaction is still usable, and the first session's row is unchanged
+    assert DjangoStore(_key(client)).load()["_auth_user_id"] == str(learner.pk)
+    assert "x" not in DjangoStore(_key(client)).load()
+
+
+def test_logging_out_deletes_the_sessions_row(client, learner):
+    client.force_login(learner)
+    key = _key(client)
+    assert client.post("/accounts/logout/").status_code == 302
+    assert not Session.objects.filter(pk=key).exists()
+    assert not _signed_in(client, "learner")
+    SessionStore().delete("never-existed-key-0123456789abcdef")  # nothing to delete: no error
