@@ -141,7 +141,7 @@ def test_the_compiled_owned_queries_read_what_owned_by_reads(
     """core.owners.owned_rows / owned_objects (their SQL compiled once per process and kind of
     owner) give every model's owned_by rows: an account's, a token's, nobody else's; an owner
     with neither runs no query, as owned_by's none()."""
-    from core.owners import owned_objects, owned_rows
+    from core.owners import owned_object, owned_objects, owned_rows
 
     for owner in ({"user": learner}, {"owner_token": TOKEN}, {"user": other_learner}):
         make_row(model, **owner)
@@ -158,6 +158,21 @@ def test_the_compiled_owned_queries_read_what_owned_by_reads(
         )
         assert objects == orm and [pk for (pk,) in pks] == [r.pk for r in orm] and orm
         assert all(type(o) is model for o in objects)
+        for row in model.objects.all():  # one row by pk: mine, or None
+            one = owned_object(
+                f"test-{model._meta.label}-one",
+                owner,
+                lambda o, pk: o(model.objects).filter(pk=pk),
+                pk=row.pk,
+            )
+            assert one == (row if row in orm else None)
+        huge = owned_object(  # beyond the column: the ORM's answer (no row), not an error
+            f"test-{model._meta.label}-one",
+            owner,
+            lambda o, pk: o(model.objects).filter(pk=pk),
+            pk=2**40,
+        )
+        assert huge is None
     with django_assert_num_queries(0):
         nobody = Owner(None, "")
         assert owned_objects("test-nobody", nobody, lambda o: o(model.objects)) == []
