@@ -9,11 +9,20 @@ PORT ?= 8000
 
 .PHONY: run test setup messages lint format bench bench-imports clean lock
 
+# Python writes its bytecode caches (the venv's and the project's) even where the environment says
+# not to: the install compiles nothing, so the first process to import a module (migrate, then the
+# suite's workers) compiles it once, instead of every process, every time.
+export PYTHONDONTWRITEBYTECODE :=
+
 # Installs exactly the versions (and files, by hash) in requirements.lock; `make lock` rewrites it
-# from the ranges in pyproject.toml.
+# from the ranges in pyproject.toml. pip installs uv (its own lines of the lock, by hash), then uv
+# installs the lock: the same files in about a sixth of pip's time.
 $(STAMP): requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	awk '/^uv==/ {p = 1} p && /^ *#/ {exit} p' requirements.lock > $(VENV)/uv-requirement.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes \
+	  -r $(VENV)/uv-requirement.txt
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --require-hashes -r requirements.lock
 	touch $(STAMP)
 
 # The interface catalogues, each compiled when its .po is newer than its .mo (what compilemessages
@@ -46,11 +55,8 @@ format: $(STAMP)
 # The suite runs on every core (pytest-xdist; each worker has its own test database);
 # `make test WORKERS=0` runs it in one process. It does `make run`'s set-up first (venv,
 # catalogues, the development database migrated and loaded), so a fresh clone that ran only
-# `make test` can `make run` at once; the suite itself makes its own test databases. Python
-# writes its bytecode caches here even where the environment says not to: every process of the
-# suite would compile the project again.
+# `make test` can `make run` at once; the suite itself makes its own test databases.
 WORKERS ?= auto
-test: export PYTHONDONTWRITEBYTECODE :=
 test: setup lint
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest -n $(WORKERS)

@@ -3,6 +3,8 @@ pyproject.toml (make installs from requirements.lock alone)."""
 
 import ast
 import re
+import shutil
+import subprocess
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
@@ -67,3 +69,23 @@ def test_the_lock_pins_every_declared_dependency_within_its_range():
         or not r.specifier.contains(pins[canonicalize_name(r.name)], prereleases=True)
     ]
     assert wrong == []
+
+
+def test_make_bootstraps_uv_from_its_own_locked_lines():
+    """make installs uv with pip from the lock's uv lines alone (by hash, no dependencies), then
+    the whole lock with uv: the Makefile's awk must cut exactly that requirement."""
+    makefile = (ROOT / "Makefile").read_text()
+    script = re.search(r"awk '([^']+)' requirements\.lock", makefile)
+    assert script, "the Makefile no longer cuts uv's lines out of requirements.lock"
+    cut = subprocess.run(
+        [shutil.which("awk") or "awk", script.group(1), str(ROOT / "requirements.lock")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = [line.strip().rstrip("\\").strip() for line in cut.splitlines()]
+    locked = re.search(r"^uv==(\S+)", (ROOT / "requirements.lock").read_text(), re.M)
+    assert locked and lines[0] == f"uv=={locked.group(1)}"
+    hashes = lines[1:]
+    assert len(hashes) >= 2 and all(re.fullmatch(r"--hash=sha256:[0-9a-f]{64}", h) for h in hashes)
+    assert not cut.rstrip().endswith("\\")  # the requirement ends: pip reads no dangling line
