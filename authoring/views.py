@@ -18,6 +18,7 @@ from django_htmx.middleware import HtmxDetails
 
 from core import i18n
 from core.owners import get_owner
+from core.prepared import prepared
 from quizzes import grading, importing, kinds, presentation, stats, translations
 from quizzes.models import Attempt, Question
 from quizzes.templatetags.quiz_tags import code_word
@@ -385,10 +386,23 @@ def reports(request: HtmxHttpRequest):
     )
 
 
+def _report_for_triage(pk: int) -> ProblemReport:
+    """The report with its question and reporter (one query, compiled once per process), or
+    404; a pk beyond the column goes through the ORM, which answers no row."""
+    qs = ProblemReport.objects.select_related("question", "user")
+    if not 0 < pk < 2**31:
+        return get_object_or_404(qs, pk=pk)
+    query = prepared(("author-report",), lambda pk: qs.filter(pk=pk), pk=1_999_999_001)
+    report = query.first(pk=pk)
+    if report is None:
+        raise Http404("No ProblemReport matches the given query.")
+    return report
+
+
 @require_POST  # a GET gets 405 before anything is looked up
 @instructor_required
 def report_resolve(request: HtmxHttpRequest, pk: int):
-    report = get_object_or_404(ProblemReport.objects.select_related("question", "user"), pk=pk)
+    report = _report_for_triage(pk)
     try:
         services.report_close(
             report=report,
