@@ -17,7 +17,11 @@ class ProblemReportQuerySet(OwnedQuerySet):
 
     def reported_by(self, owner):
         """The reports a learner (or an anonymous browser) sent, newest first."""
-        return self.owned_by(owner).select_related("question").order_by("-created_at", "-pk")
+        return self.reported_by_these(lambda rows: rows.owned_by(owner))
+
+    def reported_by_these(self, owned):
+        """``reported_by`` with ``owned(queryset)`` choosing the owner's rows."""
+        return owned(self).select_related("question").order_by("-created_at", "-pk")
 
     def for_triage(self):
         """Newest first, with the question and the reporter loaded in the same query."""

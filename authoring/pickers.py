@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.prepared import prepared_rows
 from quizzes.models import Question
 from studyapp.notes.loader import NoteError, notes_in
 
@@ -22,6 +23,8 @@ def anchor_choices() -> list[tuple[str, list[tuple[str, str]]]]:
 
 def concept_choices() -> list[str]:
     """The concepts the bank already uses, for a datalist next to the concept field."""
-    return list(
-        Question.objects.current().order_by("concept").values_list("concept", flat=True).distinct()
+    query = prepared_rows(  # compiled once per process (core/prepared.py)
+        ("author-concepts",),
+        lambda: Question.objects.current().order_by("concept").values_list("concept").distinct(),
     )
+    return [concept for (concept,) in query.rows()]

@@ -9,6 +9,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from core import i18n
+from core.prepared import prepared
 from quizzes import bank, importing, kinds, translations
 from quizzes.models import Question
 from studyapp.agentloop import catalogue
@@ -113,6 +114,16 @@ def report_create(*, question: Question, owner, text: str) -> ProblemReport:
     )
 
 
+def _current_version(slug: str) -> Question | None:
+    """``Question.objects.current().filter(slug=slug).first()``, compiled once per process."""
+    query = prepared(
+        ("author-current-version",),
+        lambda slug: Question.objects.current().filter(slug=slug).order_by("pk")[:1],
+        slug="\x00stand-in slug",
+    )
+    return query.first(slug=slug)
+
+
 def report_close(*, report: ProblemReport, outcome: str, by, note: str = "") -> ProblemReport:
     """Resolve or dismiss; a resolved report names the version that carries the fix."""
     if outcome not in (ProblemReport.Status.RESOLVED, ProblemReport.Status.DISMISSED):
@@ -128,7 +139,7 @@ def report_close(*, report: ProblemReport, outcome: str, by, note: str = "") -> 
     report.resolution_note = note
     report.fixed_in_version = None
     if outcome == ProblemReport.Status.RESOLVED:
-        current = Question.objects.current().filter(slug=report.question.slug).first()
+        current = _current_version(report.question.slug)
         if current is not None and current.version > report.question.version:
             report.fixed_in_version = current.version
     report.save(

@@ -5,7 +5,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models import (
+    Count,
+    IntegerField,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,6 +26,7 @@ from django_htmx.middleware import HtmxDetails
 
 from core import i18n
 from core.owners import get_owner
+from core.prepared import prepared
 from quizzes import grading, importing, kinds, presentation, stats, translations
 from quizzes.models import Attempt, Question
 from quizzes.templatetags.quiz_tags import code_word
@@ -241,8 +250,16 @@ def question_new(request):
 @instructor_required
 @require_http_methods(["GET", "POST"])
 def question_edit(request, slug: str):
-    qs = Question.objects.current().prefetch_related("options")
-    question = get_object_or_404(qs, slug=slug)
+    # current().get(slug=…) compiled once per process; its options prefetched as before
+    query = prepared(
+        ("author-edit-question",),
+        lambda slug: Question.objects.current().filter(slug=slug),
+        slug="\x00stand-in slug",
+    )
+    question = query.first(slug=slug)
+    if question is None:
+        raise Http404("No Question matches the given query.")
+    prefetch_related_objects([question], "options")
     return _editor(request, kind=question.kind, question=question)
 
 
@@ -385,10 +402,23 @@ def reports(request: HtmxHttpRequest):
     )
 
 
+def _report_for_triage(pk: int) -> ProblemReport:
+    """The report with its question and reporter (one query, compiled once per process), or
+    404; a pk beyond the column goes through the ORM, which answers no row."""
+    qs = ProblemReport.objects.select_related("question", "user")
+    if not 0 < pk < 2**31:
+        return get_object_or_404(qs, pk=pk)
+    query = prepared(("author-report",), lambda pk: qs.filter(pk=pk), pk=1_999_999_001)
+    report = query.first(pk=pk)
+    if report is None:
+        raise Http404("No ProblemReport matches the given query.")
+    return report
+
+
 @require_POST  # a GET gets 405 before anything is looked up
 @instructor_required
 def report_resolve(request: HtmxHttpRequest, pk: int):
-    report = get_object_or_404(ProblemReport.objects.select_related("question", "user"), pk=pk)
+    report = _report_for_triage(pk)
     try:
         services.report_close(
             report=report,

@@ -66,6 +66,73 @@ class OwnedModel(models.Model):
         return cls._default_manager.anonymous(token).update(user=user)
 
 
+def _owned_by_stand_in(signed_in: bool, who):
+    """A filter of ``owned_by`` for the owner ``who`` (a user's pk, or a token)."""
+
+    def owned(queryset):
+        if signed_in:
+            return queryset.filter(user_id=who)
+        return queryset.filter(user=None, owner_token=who)
+
+    return owned
+
+
+def _stand_in(value, i: int):
+    """A value of ``value``'s kind that no real parameter equals (core/prepared.py)."""
+    if type(value) is int:
+        return 1_999_999_200 + i
+    if type(value) is str:
+        return f"\x00stand-in {i}"
+    raise TypeError(f"no stand-in for a {type(value).__name__}")
+
+
+def _compiled(key: str, owner: Owner, build, make, values: dict):
+    from core.prepared import prepared, prepared_rows
+
+    signed_in = owner.user is not None
+    stand_ins = {name: _stand_in(v, i) for i, (name, v) in enumerate(values.items())}
+    stand_ins["who"] = 1_999_999_001 if signed_in else "\x00stand-in token"
+    kept = (prepared if make == "objects" else prepared_rows)(
+        (key, signed_in, *values),
+        lambda who, **v: build(_owned_by_stand_in(signed_in, who), **v),
+        **stand_ins,
+    )
+    return kept, (owner.user.pk if signed_in else owner.token)  # type: ignore[union-attr]
+
+
+def owned_object(key: str, owner: Owner, build, **values):
+    """``build(owned, **values).first()`` (the owner's row, or None), where ``owned(queryset)``
+    is ``queryset.owned_by(owner)``: compiled once per process and kind of owner like
+    :func:`owned_rows`; ``values`` (ints and strings, e.g. a pk from the URL) each reach the
+    SQL once. An int beyond a 32-bit column's range runs through the ORM (which answers no
+    row without asking the database); an owner with nothing owns no row (no query)."""
+    if owner.user is None and not owner.token:
+        return None
+    if any(type(v) is int and not -(2**31) < v < 2**31 for v in values.values()):
+        return build(lambda queryset: queryset.owned_by(owner), **values).first()
+    query, who = _compiled(key, owner, build, "objects", values)
+    return query.first(who=who, **values)
+
+
+def owned_rows(key: str, owner: Owner, build) -> list[tuple]:
+    """The rows of the ``values_list()`` queryset ``build(owned)``, where ``owned(queryset)``
+    is ``queryset.owned_by(owner)`` (the owner named once in the SQL): compiled once per
+    process and kind of owner (core/prepared.py). ``key`` names the query. An owner with
+    neither a user nor a token owns nothing: no rows, no query (as ``owned_by``'s none())."""
+    if owner.user is None and not owner.token:
+        return []
+    query, who = _compiled(key, owner, build, "rows", {})
+    return query.rows(who=who)
+
+
+def owned_objects(key: str, owner: Owner, build) -> list:
+    """Like :func:`owned_rows`, for a queryset of model instances (``list(queryset)``)."""
+    if owner.user is None and not owner.token:
+        return []
+    query, who = _compiled(key, owner, build, "objects", {})
+    return query.all(who=who)
+
+
 def owned_models() -> list[type[OwnedModel]]:
     """Every concrete model a visitor owns, from the app registry."""
     return [m for m in apps.get_models() if issubclass(m, OwnedModel)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from threading import Lock
 
 from django.db import connections, transaction
@@ -30,7 +30,9 @@ class Prepared:
     """``Prepared(lambda **v: queryset, attempt=-7_000_001, ...)``: the queryset is built once
     from the stand-ins given as keywords; ``first(attempt=12, ...)`` runs its SQL with those
     values and returns the first object (or None). Every stand-in must reach the SQL exactly once
-    as a parameter, and no other parameter may equal one (checked when it is built)."""
+    as a parameter, and no other parameter may equal one (checked when it is built). A date or
+    datetime stand-in (compared with a date or datetime column) is found, and each call's value
+    sent, as the backend adapts one (:func:`_adapters`)."""
 
     def __init__(self, build: Callable[..., QuerySet], **stand_ins: object) -> None:
         queryset = build(**stand_ins)
@@ -38,7 +40,8 @@ class Prepared:
         compiler = queryset.query.get_compiler(using=self.db)
         sql, params = compiler.as_sql()
         self.sql, self.params = sql, tuple(params)
-        self.slots = _slots(params, stand_ins)
+        self.adapt = _adapters(self.db, stand_ins)
+        self.slots = _slots(params, _adapted(self.adapt, stand_ins))
         self.compiler = compiler
         select, klass_info = compiler.select, compiler.klass_info
         fields = klass_info["select_fields"]
@@ -50,21 +53,29 @@ class Prepared:
         self.converters = compiler.get_converters([s[0] for s in select[: compiler.col_count]])
 
     def first(self, **values: object):
-        params = _filled(self.params, self.slots, values)
+        found = self._objects(values, 1)
+        return found[0] if found else None
+
+    def all(self, **values: object) -> list:
+        """Every object the queryset gives, in its order (``list(queryset)``)."""
+        return self._objects(values, None)
+
+    def _objects(self, values: dict, most: int | None) -> list:
+        params = _filled(self.params, self.slots, _adapted(self.adapt, values))
         with connections[self.db].cursor() as cursor:
             cursor.execute(self.sql, params)
-            rows = cursor.fetchmany(1)
-        if not rows:
-            return None
+            rows = cursor.fetchmany(most) if most else cursor.fetchall()
         if self.converters:
             rows = list(self.compiler.apply_converters(rows, self.converters))
-        row = rows[0]
-        obj = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
-        for populator in self.populators:
-            populator.populate(row, obj)
-        for name, col in self.annotations.items():
-            setattr(obj, name, row[col])
-        return obj
+        objects = []
+        for row in rows:
+            obj = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
+            for populator in self.populators:
+                populator.populate(row, obj)
+            for name, col in self.annotations.items():
+                setattr(obj, name, row[col])
+            objects.append(obj)
+        return objects
 
 
 class PreparedRows:
@@ -78,14 +89,15 @@ class PreparedRows:
         compiler = queryset.query.get_compiler(using=self.db)
         sql, params = compiler.as_sql()
         self.sql, self.params = sql, tuple(params)
-        self.slots = _slots(params, stand_ins)
+        self.adapt = _adapters(self.db, stand_ins)
+        self.slots = _slots(params, _adapted(self.adapt, stand_ins))
         self.compiler = compiler
         self.converters = compiler.get_converters(
             [s[0] for s in compiler.select[: compiler.col_count]]
         )
 
     def rows(self, **values: object) -> list[tuple]:
-        params = _filled(self.params, self.slots, values)
+        params = _filled(self.params, self.slots, _adapted(self.adapt, values))
         with connections[self.db].cursor() as cursor:
             cursor.execute(self.sql, params)
             rows = cursor.fetchall()
@@ -102,6 +114,26 @@ class UnpreparedRows:
 
     def rows(self, **values: object) -> list[tuple]:
         return list(self.build(**values))
+
+
+def _adapters(db: str, stand_ins: dict) -> dict[str, Callable]:
+    """name -> how the backend sends that stand-in's kind of value compared with a date or a
+    datetime column (SQLite: as text; PostgreSQL: as it is), so it can be found in the
+    compiled parameters and each call's value sent as the ORM sends it."""
+    ops = connections[db].ops
+    adapt = {}
+    for name, value in stand_ins.items():
+        if isinstance(value, datetime):
+            adapt[name] = ops.adapt_datetimefield_value
+        elif isinstance(value, date):
+            adapt[name] = ops.adapt_datefield_value
+    return adapt
+
+
+def _adapted(adapt: dict[str, Callable], values: dict) -> dict:
+    if not adapt:
+        return values
+    return {n: adapt[n](v) if n in adapt else v for n, v in values.items()}
 
 
 def _slots(params, stand_ins: dict) -> list[tuple[int, str]]:
@@ -198,6 +230,9 @@ class Unprepared:
 
     def first(self, **values: object):
         return self.build(**values).first()
+
+    def all(self, **values: object) -> list:
+        return list(self.build(**values))
 
 
 def _kept(key: tuple, make: Callable[[], object], fallback: Callable[[], object]) -> object:

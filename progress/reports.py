@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.owners import Owner
+from core.prepared import prepared_rows
 from quizzes import services as quiz_services
 from quizzes.forms import SUBTOPIC_LABELS
 from quizzes.models import Attempt, Question, Response
@@ -26,40 +28,114 @@ def _answered(owner: Owner):
     return Response.objects.released().filter(attempt__in=Attempt.objects.owned_by(owner))
 
 
-def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
-    """Per subtopic: practice and exam mastery, seen and unseen questions, reviews due.
+def _answered_by(signed_in: bool, who, now):
+    """``_answered(owner)`` at ``now`` for the owner ``who`` (a user's pk, or a token)."""
+    mine = {"user_id": who} if signed_in else {"user": None, "owner_token": who}
+    return Response.objects.released(now).filter(attempt__in=Attempt.objects.filter(**mine))
 
-    Three queries: scores grouped by subtopic and mode; published questions grouped by subtopic
-    with how many this learner has answered; the learner's cards.
-    """
-    scores = (
-        _answered(owner)
-        .values("question__subtopic", "attempt__mode")
+
+def _scores_query(answered):
+    return (
+        answered.values("question__subtopic", "attempt__mode")
         .annotate(n=Count("id"), points=Sum("score"))
         .order_by()
     )
-    seen_slugs = _answered(owner).values("question__slug")
-    # The first answer this learner gave to each question: a new item's best stand-in.
-    first = (
-        _answered(owner)
-        .filter(question__slug=OuterRef("slug"))
-        .order_by("answered_at", "pk")
-        .values("is_correct")[:1]
-    )
-    bank = (
-        Question.objects.published()
-        .annotate(first_correct=Subquery(first))
-        .values("subtopic")
+
+
+def _bank_query(seen, first_of, first_of_again=None):
+    """Published questions per subtopic: how many, how many this learner has seen, and how
+    their first answers went. ``first_of_again``: the same answers, named on their own for the
+    second count that reads the first answer (a compiled query has each value in one place)."""
+    seen_slugs = seen.values("question__slug")
+
+    def first(answered):
+        # The first answer this learner gave to each question: a new item's best stand-in.
+        return Subquery(
+            answered.filter(question__slug=OuterRef("slug"))
+            .order_by("answered_at", "pk")
+            .values("is_correct")[:1]
+        )
+
+    again = "first_correct" if first_of_again is None else "first_correct_again"
+    rows = Question.objects.published().annotate(first_correct=first(first_of))
+    if first_of_again is not None:
+        rows = rows.annotate(first_correct_again=first(first_of_again))
+    return (
+        rows.values("subtopic")
         .annotate(
             total=Count("id"),
             seen=Count("id", filter=Q(slug__in=seen_slugs)),
             first_n=Count("id", filter=Q(first_correct__isnull=False)),
-            first_k=Count("id", filter=Q(first_correct=True)),
+            first_k=Count("id", filter=Q(**{again: True})),
         )
         .order_by()
     )
+
+
+_SCORE_COLUMNS = ("question__subtopic", "attempt__mode", "n", "points")
+_BANK_COLUMNS = ("subtopic", "total", "seen", "first_n", "first_k")
+_STAND_IN_NOW = datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=UTC)
+
+
+def _subtopic_queries(owner: Owner) -> tuple[list[dict], list[dict], list[tuple]]:
+    """The rows of subtopic_rows' three queries: scores, bank (as ``.values()`` dicts), cards."""
+    if owner.user is None and not owner.token:  # owns nothing: the ORM's empty querysets
+        return (
+            list(_scores_query(_answered(owner))),
+            list(_bank_query(_answered(owner), _answered(owner))),
+            list(ConceptCard.objects.owned_by(owner).values_list("subtopic", "due")),
+        )
+    signed_in = owner.user is not None
+    who = owner.user.pk if signed_in else owner.token
+
+    def stand_in(i: int):  # each place the owner is named gets its own
+        return 1_999_999_100 + i if signed_in else f"\x00stand-in token {i}"
+
+    now = timezone.now()
+    scores = prepared_rows(
+        ("progress-scores", signed_in),
+        lambda who, now: _scores_query(_answered_by(signed_in, who, now)),
+        who=stand_in(0),
+        now=_STAND_IN_NOW,
+    ).rows(who=who, now=now)
+    bank = prepared_rows(
+        ("progress-bank", signed_in),
+        lambda who1, now1, who2, now2, who3, now3: _bank_query(
+            _answered_by(signed_in, who1, now1),
+            _answered_by(signed_in, who2, now2),
+            _answered_by(signed_in, who3, now3),
+        ),
+        who1=stand_in(1),
+        now1=_STAND_IN_NOW,
+        who2=stand_in(2),
+        now2=_STAND_IN_NOW + timedelta(microseconds=1),
+        who3=stand_in(3),
+        now3=_STAND_IN_NOW + timedelta(microseconds=2),
+    ).rows(who1=who, now1=now, who2=who, now2=now, who3=who, now3=now)
+    cards = prepared_rows(
+        ("progress-cards", signed_in),
+        lambda who: ConceptCard.objects.filter(
+            **({"user_id": who} if signed_in else {"user": None, "owner_token": who})
+        ).values_list("subtopic", "due"),
+        who=stand_in(4),
+    ).rows(who=who)
+    return (
+        [dict(zip(_SCORE_COLUMNS, row, strict=True)) for row in scores],
+        [dict(zip(_BANK_COLUMNS, row, strict=True)) for row in bank],
+        cards,
+    )
+
+
+def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
+    """Per subtopic: practice and exam mastery, seen and unseen questions, reviews due.
+
+    Three queries: scores grouped by subtopic and mode; published questions grouped by subtopic
+    with how many this learner has answered; the learner's cards. Their SQL is compiled once
+    per process and kind of owner (core/prepared.py): building it was most of the page's work.
+    """
+    scores, bank, cards = _subtopic_queries(owner)
     due = {}
-    for subtopic, when in ConceptCard.objects.owned_by(owner).values_list("subtopic", "due"):
+    for subtopic, when in cards:
         if when <= now:
             due[subtopic] = due.get(subtopic, 0) + 1
     rows = {
@@ -161,14 +237,53 @@ def estimate_text(est: readiness.Estimate) -> str:
     }
 
 
+def _compiled(
+    name: str, owner: Owner, build, columns: tuple[str, ...], *, at_now: bool = False
+) -> list[dict] | None:
+    """``build(signed_in, who, now)``'s rows as dicts of ``columns``, its SQL compiled once per
+    process and kind of owner (``who``: a user's pk or a token; ``now`` the current time, when
+    ``at_now``: each named once in the SQL); None for an owner with neither (the caller runs its
+    ORM queryset, which is empty)."""
+    if owner.user is None and not owner.token:
+        return None
+    signed_in = owner.user is not None
+    stand_ins: dict = {"who": 1_999_999_100 if signed_in else "\x00stand-in token"}
+    values: dict = {"who": owner.user.pk if signed_in else owner.token}
+    if at_now:
+        stand_ins["now"], values["now"] = _STAND_IN_NOW, timezone.now()
+    query = prepared_rows(
+        (name, signed_in), lambda who, now=None: build(signed_in, who, now), **stand_ins
+    )
+    return [dict(zip(columns, row, strict=True)) for row in query.rows(**values)]
+
+
+def _attempts_by(signed_in: bool, who):
+    return Attempt.objects.filter(
+        **({"user_id": who} if signed_in else {"user": None, "owner_token": who})
+    )
+
+
+def _exams_query(attempts):
+    return (
+        attempts.filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
+        .order_by("-submitted_at")
+        .values(*_EXAM_COLUMNS)[:EXAM_HISTORY]
+    )
+
+
+_EXAM_COLUMNS = ("id", "submitted_at", "score", "question_count", "exam_format")
+
+
 def exam_history(owner: Owner) -> list[dict]:
     """The last submitted exams, oldest first (one query)."""
-    exams = list(
-        Attempt.objects.owned_by(owner)
-        .filter(mode=Attempt.Mode.EXAM, submitted_at__isnull=False, retake_of__isnull=True)
-        .order_by("-submitted_at")
-        .values("id", "submitted_at", "score", "question_count", "exam_format")[:EXAM_HISTORY]
+    exams = _compiled(
+        "progress-exams",
+        owner,
+        lambda s, who, now: _exams_query(_attempts_by(s, who)),
+        _EXAM_COLUMNS,
     )
+    if exams is None:
+        exams = list(_exams_query(Attempt.objects.owned_by(owner)))
     exams.reverse()
     for i, e in enumerate(exams, 1):
         e["number"] = i
@@ -183,9 +298,15 @@ def family_rows(owner: Owner) -> list[dict]:
     their options. quizzes.services.family_report then runs over light stand-ins, one per
     answer, that share one precomputed option list per question.
     """
-    groups = list(
-        _answered(owner).values("question_id", "families").annotate(n=Count("id")).order_by()
+    groups = _compiled(
+        "progress-families",
+        owner,
+        lambda s, who, now: _families_query(_answered_by(s, who, now)),
+        ("question_id", "families", "n"),
+        at_now=True,
     )
+    if groups is None:
+        groups = list(_families_query(_answered(owner)))
     stand_ins = {}
     for q in (
         Question.objects.filter(pk__in={g["question_id"] for g in groups})
@@ -208,15 +329,30 @@ def family_rows(owner: Owner) -> list[dict]:
     return rows[:TOP_FAMILIES]
 
 
-def certainty_summary(owner: Owner) -> rules.CbmSummary:
-    """Answers and right answers at each stated certainty (one grouped query)."""
-    counts = {
-        row["certainty"]: (row["n"], row["right"])
-        for row in Confidence.objects.filter(response__attempt__in=Attempt.objects.owned_by(owner))
+def _families_query(answered):
+    return answered.values("question_id", "families").annotate(n=Count("id")).order_by()
+
+
+def _certainty_query(attempts):
+    return (
+        Confidence.objects.filter(response__attempt__in=attempts)
         .values("certainty")
         .annotate(n=Count("pk"), right=Count("pk", filter=Q(response__is_correct=True)))
         .order_by()
-    }
+    )
+
+
+def certainty_summary(owner: Owner) -> rules.CbmSummary:
+    """Answers and right answers at each stated certainty (one grouped query)."""
+    rows = _compiled(
+        "progress-certainty",
+        owner,
+        lambda s, who, now: _certainty_query(_attempts_by(s, who)),
+        ("certainty", "n", "right"),
+    )
+    if rows is None:
+        rows = list(_certainty_query(Attempt.objects.owned_by(owner)))
+    counts = {row["certainty"]: (row["n"], row["right"]) for row in rows}
     return rules.cbm_summary(counts)
 
 

@@ -12,6 +12,7 @@ from django.db.models import Count, Exists, Max, Subquery
 from django.utils.translation import gettext
 
 from core.owners import Owner
+from core.prepared import prepared_rows
 from quizzes import services as quiz_services
 from quizzes.models import Attempt, Question, Response
 
@@ -112,7 +113,58 @@ def answer_record(
 
 def _card_for(owner: Owner, concept: str, response: Response):
     """The learner's card for a concept (or None), their retention, and whether this answer
-    was already logged: one query, whether or not the card and the settings exist yet."""
+    was already logged: one query, whether or not the card and the settings exist yet. Its SQL
+    (eleven subqueries) is compiled once per process and kind of owner (core/prepared.py)."""
+    if owner.user is None and not owner.token:  # owns nothing: the subqueries are empty
+        return _card_row_orm(owner, concept, response)
+    signed_in = owner.user is not None
+    n = len(CARD_FIELDS) + 1
+    # Each value is in the SQL once per subquery: one stand-in per place.
+    query = prepared_rows(
+        ("progress-card-for", signed_in),
+        lambda **v: _card_query(v, signed_in),
+        pk=1_999_999_001,
+        logged_pk=1_999_999_002,
+        **_card_stand_ins(signed_in, n),
+    )
+    who = owner.user.pk if signed_in else owner.token
+    values = {f"who{i}": who for i in range(n + 1)} | {f"concept{i}": concept for i in range(n)}
+    rows = query.rows(pk=response.pk, logged_pk=response.pk, **values)
+    if not rows:
+        raise Response.DoesNotExist("Response matching query does not exist.")  # as .get()
+    return _card_from(owner, concept, dict(zip(_CARD_COLUMNS, rows[0], strict=True)))
+
+
+def _card_stand_ins(signed_in: bool, n: int) -> dict:
+    who = {
+        f"who{i}": (1_999_999_100 + i if signed_in else f"\x00stand-in token {i}")
+        for i in range(n + 1)
+    }
+    return who | {f"concept{i}": f"\x00stand-in concept {i}" for i in range(n)}
+
+
+def _owned(queryset, signed_in: bool, who):
+    return (
+        queryset.filter(user_id=who) if signed_in else queryset.filter(user=None, owner_token=who)
+    )
+
+
+def _card_query(v: dict, signed_in: bool):
+    """The one query of :func:`_card_for`, as ``values_list`` in :data:`_CARD_COLUMNS` order."""
+    prefs = _owned(StudyPrefs.objects, signed_in, v[f"who{len(CARD_FIELDS) + 1}"])
+    columns = {
+        "retention": Subquery(prefs.values("desired_retention")[:1]),
+        "logged": Exists(ReviewLog.objects.filter(response_id=v["logged_pk"])),
+    }
+    for i, f in enumerate(("id", *CARD_FIELDS)):
+        cards = _owned(ConceptCard.objects, signed_in, v[f"who{i}"]).filter(
+            concept=v[f"concept{i}"]
+        )
+        columns[f"card_{f}"] = Subquery(cards.values(f)[:1])
+    return Response.objects.filter(pk=v["pk"]).annotate(**columns).values_list(*columns)
+
+
+def _card_row_orm(owner: Owner, concept: str, response: Response):
     cards = ConceptCard.objects.owned_by(owner).filter(concept=concept)
     row = (
         Response.objects.filter(pk=response.pk)
@@ -123,6 +175,10 @@ def _card_for(owner: Owner, concept: str, response: Response):
         )
         .get()
     )
+    return _card_from(owner, concept, row)
+
+
+def _card_from(owner: Owner, concept: str, row: dict):
     retention = row["retention"] or rules.RETENTION_DEFAULT
     if row["card_id"] is None:
         return None, retention, False
@@ -140,6 +196,7 @@ CARD_FIELDS = (
     "state", "step", "stability", "difficulty", "due", "last_review", "subtopic", "reviews",
     "lapses",
 )  # fmt: skip
+_CARD_COLUMNS = ("retention", "logged", *(f"card_{f}" for f in ("id", *CARD_FIELDS)))
 
 
 @dataclass

@@ -188,11 +188,8 @@ CACHES = {
 }
 # Safe only with a cache every process shares: a per-process cache would keep serving a session
 # that another process has logged out.
-SESSION_ENGINE = (
-    "django.contrib.sessions.backends.cached_db"
-    if CACHE_URL
-    else "django.contrib.sessions.backends.db"
-)
+# Django's engines, their per-request queries compiled once (studyapp/sessions).
+SESSION_ENGINE = "studyapp.sessions.cached_db" if CACHE_URL else "studyapp.sessions.db"
 # The signed-in user's row is read through that shared cache for at most this many seconds
 # (studyapp/usercache.py: dropped at once when the user, their groups or permissions change);
 # 0 without CACHE_URL, where each process would keep its own copy.

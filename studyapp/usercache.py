@@ -26,6 +26,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, get_user_model
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.middleware import (
     AuthenticationMiddleware as DjangoAuthenticationMiddleware,
 )
@@ -36,6 +37,8 @@ from django.db import transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
+
+from core.prepared import prepared
 
 
 def _key(user_id) -> str:
@@ -51,18 +54,36 @@ def load_user(backend, user_id, prefetched: tuple[str, object] | None = None):
     ``prefetched``: (user id, the cached row or None) read with the session (:func:`_prefetch`)."""
     seconds = settings.USER_CACHE_SECONDS
     if not seconds:
-        return backend.get_user(user_id)
+        return _user_row(backend, user_id)
     if prefetched is not None and prefetched[0] == str(user_id):
         user = prefetched[1]
     else:
         user = _cache().get(_key(user_id))
     if user is None:
-        user = backend.get_user(user_id)
+        user = _user_row(backend, user_id)
         if user is not None:
             _cache().set(_key(user_id), user, seconds)
         return user
     can_authenticate = getattr(backend, "user_can_authenticate", None)
     return user if can_authenticate is None or can_authenticate(user) else None
+
+
+def _user_row(backend, user_id):
+    """``backend.get_user(user_id)``; ModelBackend's own (``_default_manager.get(pk=…)``, None
+    for no row or one ``user_can_authenticate`` refuses) with its SQL compiled once per process
+    (core/prepared.py), for the integer keys the ORM would send as they are."""
+    if type(backend).get_user is not ModelBackend.get_user or not (
+        type(user_id) is int and 0 < user_id < 2**31
+    ):
+        return backend.get_user(user_id)
+    model = get_user_model()
+    query = prepared(
+        ("usercache.user", model._meta.label),
+        lambda pk: model._default_manager.filter(pk=pk),
+        pk=1_999_999_001,
+    )
+    user = query.first(pk=user_id)
+    return user if user is not None and backend.user_can_authenticate(user) else None
 
 
 def get_user(request):

@@ -56,7 +56,7 @@ STATS_MAX_AGE = 0
 # With CACHE_URL (CI's PostgreSQL + Redis run) everything else uses Redis, but the suite keeps
 # sessions in the database so the query counts it pins mean the same on both set-ups; the
 # cached_db engine is tested on its own (tests/test_scale.py) and by the two-process test.
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_ENGINE = "studyapp.sessions.db"
 
 # A file, not SQLite's shared-cache memory database: live-mode worker threads write while requests
 # read, and only a file database has real locking with a busy timeout (shared-cache tables answer

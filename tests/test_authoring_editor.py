@@ -290,3 +290,17 @@ def test_a_stored_version_the_schema_refuses_shows_what_is_still_to_do(author):
     Question.objects.filter(pk=question.pk).update(stem="")
     html = author.get(edit_url("broken-stem")).content.decode()
     assert "Still to do:" in html and '<article class="question"' not in html
+
+
+def test_the_editors_check_reads_back_a_next_line_character_as_written(author):
+    """The editor writes its question out as bank YAML and reads it back (authoring/forms.py
+    _schema): a NEL (U+0085) in a text comes back as the same text, and a saved question with
+    one opens with it unchanged, not folded into a line break."""
+    question = make_question("single", slug="nel-editor")
+    Question.objects.filter(pk=question.pk).update(stem="Before\x85after")
+    parsed, problems = forms.check(
+        services.question_as_bank_dict(Question.objects.get(pk=question.pk))
+    )
+    assert problems == [] and parsed["stem"] == "Before\x85after"
+    page = author.get(edit_url("nel-editor"))
+    assert page.status_code == 200 and "Before\x85after" in page.content.decode()

@@ -190,3 +190,22 @@ def test_an_instructor_reads_any_version_and_drafts(client, instructor, question
 
 def test_a_huge_version_number_is_the_current_version(client, question):
     assert client.get(URL + "?version=" + "9" * 5000).status_code == 200
+
+
+def test_resolving_a_report_that_does_not_exist_is_a_404(client, instructor, question, learner):
+    """The report's lookup is compiled once per process: an unknown id, or one no column can
+    hold, is a 404 (never a 500), and the row the htmx answer shows names the question and the
+    reporter it read in the same query."""
+    report = ProblemReport.objects.create(question=question, user=learner, text="Wrong key")
+    client.force_login(instructor)
+    for pk in (report.pk + 1000, 2**40):
+        assert (
+            client.post(f"/author/reports/{pk}/resolve/", {"outcome": "resolved"}).status_code
+            == 404
+        )
+    html = client.post(
+        f"/author/reports/{report.pk}/resolve/",
+        {"outcome": "resolved", "note": "Fixed the key"},
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert f">{question.slug}</a>" in html and ">learner<" in html and "Fixed the key" in html

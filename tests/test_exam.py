@@ -289,3 +289,23 @@ def test_exam_pages_run_a_constant_number_of_queries(client, django_assert_num_q
     # session, attempt, responses + questions, options
     with django_assert_num_queries(4):
         assert client.get(f"/exam/{attempt.pk}/results/").status_code == 200
+
+
+def test_an_attempt_number_beyond_the_column_or_of_another_mode_is_a_404(client, one_of_each):
+    """The attempt's lookup is compiled once per process (core/owners.owned_object): an id no
+    column can hold, a practice attempt asked for as an exam, or another browser's attempt is
+    a 404 on each attempt page, never a 500."""
+    from django.test import Client
+
+    client.post("/exam/", {"count": 5})
+    exam = Attempt.objects.get(mode="exam")
+    client.post("/practice/", {"which": "all", "count": 5})
+    practice = Attempt.objects.get(mode="practice")
+    assert client.get(f"/exam/{exam.pk}/summary/").status_code == 200
+    stranger = Client()
+    stranger.get("/practice/")  # a browser of its own (a token once it has work)
+    for page in ("summary/", "results/"):
+        for pk in (2**40, 2**70, practice.pk):
+            assert client.get(f"/exam/{pk}/{page}").status_code == 404
+        assert stranger.get(f"/exam/{exam.pk}/{page}").status_code == 404
+    assert client.get(f"/practice/{2**40}/done/").status_code == 404

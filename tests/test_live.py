@@ -339,3 +339,19 @@ def test_a_guards_reason_reads_in_the_pages_language(client, api):
     assert "Limit tur: wykonano 2 wywołań API przy limicie 2" in polish and english not in polish
     chinese = client.get(f"/zh-hans/sandbox/live/{live.pk}/").content.decode()
     assert "轮次上限：已调用 API 2 次，上限为 2" in chinese
+
+
+def test_a_run_number_beyond_the_column_or_someone_elses_is_a_404(client, api, other_learner):
+    """The run's lookup is compiled once per process (core/owners.owned_object): an id no
+    column can hold, or another account's run, is a 404 on every live page, never a 500."""
+    from django.test import Client
+
+    create(client)
+    live = LiveRun.objects.get()
+    other = Client()
+    other.force_login(other_learner)
+    for path in ("/sandbox/live/{}/", "/sandbox/live/{}/steps/1/"):
+        assert client.get(path.format(2**40)).status_code == 404
+        assert client.get(path.format(2**70)).status_code == 404
+        assert other.get(path.format(live.pk)).status_code == 404
+    assert client.get(f"/sandbox/live/{live.pk}/").status_code == 200

@@ -132,3 +132,51 @@ def test_a_session_that_already_spent_today_adds_to_the_accounts_day(learner):
     claim_all(TOKEN, learner)
     row = LiveUsage.objects.get()
     assert (row.user, row.tokens, row.calls) == (learner, 120, 3)
+
+
+@pytest.mark.parametrize("model", owned_models(), ids=lambda m: m._meta.label)
+def test_the_compiled_owned_queries_read_what_owned_by_reads(
+    learner, other_learner, model: type[OwnedModel], django_assert_num_queries
+):
+    """core.owners.owned_rows / owned_objects (their SQL compiled once per process and kind of
+    owner) give every model's owned_by rows: an account's, a token's, nobody else's; an owner
+    with neither runs no query, as owned_by's none()."""
+    from core.owners import owned_object, owned_objects, owned_rows
+
+    for owner in ({"user": learner}, {"owner_token": TOKEN}, {"user": other_learner}):
+        make_row(model, **owner)
+    make_row(model, owner_token="another-browser")
+    for owner in (Owner(learner, ""), Owner(None, TOKEN), Owner(other_learner, "")):
+        orm = list(model.objects.owned_by(owner).order_by("pk"))
+        objects = owned_objects(
+            f"test-{model._meta.label}", owner, lambda o: o(model.objects).order_by("pk")
+        )
+        pks = owned_rows(
+            f"test-{model._meta.label}-pk",
+            owner,
+            lambda o: o(model.objects).order_by("pk").values_list("pk"),
+        )
+        assert objects == orm and [pk for (pk,) in pks] == [r.pk for r in orm] and orm
+        assert all(type(o) is model for o in objects)
+        for row in model.objects.all():  # one row by pk: mine, or None
+            one = owned_object(
+                f"test-{model._meta.label}-one",
+                owner,
+                lambda o, pk: o(model.objects).filter(pk=pk),
+                pk=row.pk,
+            )
+            assert one == (row if row in orm else None)
+        huge = owned_object(  # beyond the column: the ORM's answer (no row), not an error
+            f"test-{model._meta.label}-one",
+            owner,
+            lambda o, pk: o(model.objects).filter(pk=pk),
+            pk=2**40,
+        )
+        assert huge is None
+    with django_assert_num_queries(0):
+        nobody = Owner(None, "")
+        assert owned_objects("test-nobody", nobody, lambda o: o(model.objects)) == []
+        assert (
+            owned_rows("test-nobody-rows", nobody, lambda o: o(model.objects).values_list("pk"))
+            == []
+        )

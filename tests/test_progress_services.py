@@ -207,3 +207,42 @@ def test_a_review_that_lands_while_another_is_recorded_is_not_counted_twice(monk
     _, log = answer(ANON, q2, at=NOW + timedelta(days=1))
     assert log is None and ReviewLog.objects.count() == 1
     assert card(ANON, "race").last_review == NOW  # the stale computation was not written
+
+
+@pytest.mark.parametrize("signed_in", [True, False])
+def test_the_compiled_card_read_gives_what_the_orms_query_gives(django_user_model, signed_in):
+    """progress.services._card_for (its SQL compiled once) against the ORM's query it replaced:
+    no card yet, a card with prefs, another owner's card and prefs never read, a logged answer."""
+    from django.db import connection
+
+    from core.prepared import PreparedRows, _prepared
+
+    user = django_user_model.objects.create_user("carder")
+    me = Owner(user, "") if signed_in else Owner(None, "tok-card")
+    other = Owner(None, "tok-card") if signed_in else Owner(user, "")
+    q1, q2 = concept_questions("read", 2)
+    attempt = attempt_start(owner=me, mode="practice", question_ids=[q1.pk], seed=1)
+    response = Response.objects.get(attempt=attempt)
+
+    def both():
+        return services._card_for(me, "read", response), services._card_row_orm(
+            me, "read", response
+        )
+
+    fresh, orm = both()
+    assert fresh == orm == (None, services.rules.RETENTION_DEFAULT, False)
+    answer(other, q2)  # someone else's card and retention: never mine
+    services.retention_set(owner=other, retention=0.85)
+    assert both()[0] == (None, services.rules.RETENTION_DEFAULT, False)
+    answer(me, q2, at=NOW - timedelta(days=3))
+    services.retention_set(owner=me, retention=0.9)
+    (card_a, ret_a, logged_a), (card_b, ret_b, logged_b) = both()
+    fields = ("pk", *services.CARD_FIELDS)
+    assert [getattr(card_a, f) for f in fields] == [getattr(card_b, f) for f in fields]
+    assert card_a.pk == card(me, "read").pk and card_a.due == card(me, "read").due
+    assert (ret_a, logged_a) == (ret_b, logged_b) == (0.9, False)
+    Response.objects.filter(pk=response.pk).update(answered_at=NOW, is_correct=True, answer={})
+    response.refresh_from_db()
+    services.answer_record(response=response, certainty=None, seconds=5.0, now=NOW)
+    assert both()[0][2] is both()[1][2] is True  # this answer is logged now
+    assert type(_prepared[(("progress-card-for", signed_in), connection.vendor)]) is PreparedRows

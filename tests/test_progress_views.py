@@ -326,3 +326,72 @@ def test_answering_adds_a_fixed_number_of_queries_for_the_review(
     with django_assert_num_queries(8):
         client.post(url, data)
     assert ReviewLog.objects.count() == 1
+
+
+@pytest.mark.parametrize("signed_in", [True, False])
+def test_the_compiled_dashboard_queries_give_what_the_orms_give(learner, other_learner, signed_in):
+    """progress/reports.py's three subtopic queries, compiled once per process, against the same
+    querysets run through the ORM: a history with exams (one still open, whose answers must not
+    count), practice, cards due and not due, and another learner's answers that are not mine."""
+    from core.owners import Owner
+    from progress import reports
+
+    questions = make_bank(12)
+    _history(learner, questions, 8, 6)
+    _history(other_learner, questions, 3, 6)
+    if not signed_in:
+        Attempt.objects.filter(user=learner).update(user=None, owner_token="tok-dash")
+        ConceptCard.objects.filter(user=learner).update(user=None, owner_token="tok-dash")
+    owner = Owner(learner, "") if signed_in else Owner(None, "tok-dash")
+    mine = Attempt.objects.owned_by(owner)
+    still_open = mine.filter(mode="exam").first()
+    Attempt.objects.filter(pk=still_open.pk).update(
+        submitted_at=None, deadline=timezone.now() + timedelta(hours=1)
+    )
+    ConceptCard.objects.filter(pk=ConceptCard.objects.owned_by(owner).first().pk).update(
+        due=timezone.now() + timedelta(days=3)
+    )
+    scores, bank, cards = reports._subtopic_queries(owner)
+    answered = reports._answered(owner)
+    orm_scores = list(reports._scores_query(answered))
+    orm_bank = list(reports._bank_query(answered, answered))
+    orm_cards = list(ConceptCard.objects.owned_by(owner).values_list("subtopic", "due"))
+    key = lambda row: tuple(str(v) for v in row.values())  # noqa: E731
+    assert sorted(scores, key=key) == sorted(orm_scores, key=key) and scores
+    assert sorted(bank, key=key) == sorted(orm_bank, key=key) and bank
+    assert sorted(cards) == sorted(orm_cards) and cards
+    compiled = {
+        "exams": reports._compiled(
+            "progress-exams", owner,
+            lambda s, who, now: reports._exams_query(reports._attempts_by(s, who)),
+            reports._EXAM_COLUMNS,
+        ),
+        "certainty": [
+            (r["certainty"], r["n"], r["right"])
+            for r in reports._compiled(
+                "progress-certainty", owner,
+                lambda s, who, now: reports._certainty_query(reports._attempts_by(s, who)),
+                ("certainty", "n", "right"),
+            )
+        ],
+    }  # fmt: skip
+    orm = {
+        "exams": list(reports._exams_query(mine)),
+        "certainty": [(r["certainty"], r["n"], r["right"]) for r in reports._certainty_query(mine)],
+    }
+    assert compiled["exams"] == orm["exams"] and len(orm["exams"]) == 1  # one exam is open
+    assert sorted(compiled["certainty"]) == sorted(orm["certainty"]) and orm["certainty"]
+    assert [r["family"] for r in reports.family_rows(owner)] == ["ends-on-text"]
+    groups = reports._compiled(
+        "progress-families", owner,
+        lambda s, who, now: reports._families_query(reports._answered_by(s, who, now)),
+        ("question_id", "families", "n"), at_now=True,
+    )  # fmt: skip
+    orm_groups = list(reports._families_query(answered))
+    assert sorted(groups, key=key) == sorted(orm_groups, key=key) and groups
+    # the open exam's answers are left out of both
+    assert (
+        sum(r["n"] for r in scores)
+        == reports._answered(owner).count()
+        < (Response.objects.filter(attempt__in=mine).count())
+    )

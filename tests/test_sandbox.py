@@ -378,3 +378,14 @@ def test_an_upload_is_judged_by_its_own_models_rules(client):
     data["model"] = "claude-haiku-5-5"
     response = upload(client, text=json.dumps(data), title="Forced on Haiku 5.5")
     assert "rejects forced tool_choice" not in client.get(response["Location"]).content.decode()
+
+
+def test_an_upload_number_no_column_can_hold_is_a_404(client):
+    """The upload's lookup is compiled once per process (core/owners.owned_object); an id
+    beyond the column goes through the ORM: a 404 on each of its pages, never a 500."""
+    upload(client, text=json.dumps(MESSAGE))
+    run = UploadedRun.objects.get()
+    assert client.get(f"/sandbox/uploads/{run.pk}/steps/1/").status_code == 200
+    for pk in (2**40, 2**70):
+        for page in ("steps/1/", "overview/", "conversation/"):
+            assert client.get(f"/sandbox/uploads/{pk}/{page}").status_code == 404

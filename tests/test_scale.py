@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.django_db
 def test_cached_db_sessions_read_no_session_row(client, learner, settings):
-    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    settings.SESSION_ENGINE = "studyapp.sessions.cached_db"
     client.force_login(learner)  # written to the database and the cache
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/practice/")

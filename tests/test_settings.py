@@ -62,11 +62,11 @@ def test_a_cache_url_selects_redis_for_the_cache_and_sessions_and_a_bad_one_is_n
     # Django's own RedisCache, with one client per connection pool (studyapp/cache.py)
     assert s["CACHES"]["default"]["BACKEND"] == "studyapp.cache.RedisCache"
     assert s["CACHES"]["default"]["LOCATION"] == "redis://127.0.0.1:6390/0"
-    assert s["SESSION_ENGINE"] == "django.contrib.sessions.backends.cached_db"
+    assert s["SESSION_ENGINE"] == "studyapp.sessions.cached_db"
     # Without one: each process's memory, and sessions stay in the database.
     plain = settings_from_env(**production_env)
     assert plain["CACHES"]["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
-    assert plain["SESSION_ENGINE"] == "django.contrib.sessions.backends.db"
+    assert plain["SESSION_ENGINE"] == "studyapp.sessions.db"
     with pytest.raises(ImproperlyConfigured, match="CACHE_URL"):
         settings_from_env(**production_env, CACHE_URL="memcached://x")
 

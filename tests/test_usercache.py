@@ -120,7 +120,7 @@ def test_a_cached_db_session_and_its_user_come_in_one_round_trip(
 ):
     """Once a process has seen a session, its data and its user's row are one get_many (one
     Redis MGET) instead of two reads; the user is still the one that session names."""
-    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    settings.SESSION_ENGINE = "studyapp.sessions.cached_db"
     cache = caches["default"]
     calls: list[str] = []
     real_get, real_get_many = cache.get, cache.get_many

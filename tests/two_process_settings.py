@@ -3,7 +3,7 @@ production set-up's shared state (cached_db sessions in Redis) and a small log-i
 
 from tests.settings import *  # noqa: F403
 
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SESSION_ENGINE = "studyapp.sessions.cached_db"
 RATELIMIT_ENABLED = True
 RATE_LIMITS = {
     **RATE_LIMITS,  # noqa: F405

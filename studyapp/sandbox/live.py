@@ -12,6 +12,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
+from core.prepared import prepared_rows
 from studyapp.agentloop import demo, runner
 from studyapp.agentloop import i18n as agent_i18n
 from studyapp.agentloop.transcript import parse_transcript
@@ -44,8 +45,19 @@ def tokens_today(payer: str, now: dt.datetime | None = None) -> int:
     if not payer:
         return 0
     day = (now or timezone.now()).date()
-    row = LiveUsage.objects.filter(**_account(payer), day=day).first()
-    return row.tokens if row else 0
+    # .first()'s query, compiled once per process (core/prepared.py): every live page asks.
+    query = prepared_rows(
+        ("live-tokens-today",),
+        lambda user, day: (
+            LiveUsage.objects.filter(user_id=user, owner_token="", day=day)
+            .order_by("pk")[:1]
+            .values_list("tokens")
+        ),
+        user=1_999_999_001,
+        day=dt.date(2199, 1, 2),
+    )
+    rows = query.rows(user=_account(payer)["user_id"], day=day)
+    return rows[0][0] if rows else 0
 
 
 ALLOWANCE_REFUSAL = gettext_noop(

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core import i18n, today
 from core.i18n import generated
-from core.owners import get_owner
+from core.owners import get_owner, owned_object
 from studyapp.agentloop import catalogue
 from studyapp.agentloop.runner import RunnerError
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
@@ -83,10 +83,18 @@ def _shared_run(token: str) -> Run:
 def _run(request, slug: str | None = None, pk: int | None = None) -> Run:
     if pk is not None:
         owner = get_owner(request, create=False)
-        upload = get_object_or_404(
-            UploadedRun.objects.owned_by(owner).only("pk", "created_at", "source", "share_token"),
+        upload = owned_object(  # its SQL compiled once (core/owners.owned_object)
+            "sandbox-upload",
+            owner,
+            lambda owned, pk: (
+                owned(UploadedRun.objects)
+                .only("pk", "created_at", "source", "share_token")
+                .filter(pk=pk)
+            ),
             pk=pk,
         )
+        if upload is None:
+            raise Http404("No UploadedRun matches the given query.")
         request._upload_share = upload.share_token
         key = (upload.pk, upload.created_at.isoformat())
         if key in _UPLOADED:

@@ -9,12 +9,13 @@ from django.contrib import messages
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core.owners import get_owner
+from core.owners import get_owner, owned_object, owned_objects
+from core.prepared import prepared
 from studyapp.agentloop import demo, models, runner, runner_checks
 
 from . import jobs, keys
@@ -28,8 +29,26 @@ RUN_END_RULES = {"loop-ignores-stop-reason", "max-tokens-as-done", "cap-only-sto
 
 
 def _live(request, pk: int) -> LiveRun:
+    """The visitor's live run, or 404 (its query compiled once: core/owners.owned_object)."""
     owner = get_owner(request, create=False)
-    return get_object_or_404(LiveRun.objects.owned_by(owner), pk=pk)
+    live = owned_object(
+        "sandbox-live", owner, lambda owned, pk: owned(LiveRun.objects).filter(pk=pk), pk=pk
+    )
+    if live is None:
+        raise Http404("No LiveRun matches the given query.")
+    return live
+
+
+def _with_last_job(owned, pk: int):
+    last = LiveJob.objects.filter(live=OuterRef("pk")).order_by("-pk")
+    return (
+        owned(LiveRun.objects)
+        .annotate(
+            last_job_pk=Subquery(last.values("pk")[:1]),
+            last_job_status=Subquery(last.values("status")[:1]),
+        )
+        .filter(pk=pk)
+    )
 
 
 def _form(data=None):
@@ -91,7 +110,11 @@ def live_index(request):
                     keys.remember(request, live.pk, own)
                 return redirect("sandbox:live_run", pk=live.pk)
     owner = get_owner(request, create=False)
-    runs = list(LiveRun.objects.owned_by(owner).only("pk", "title", "updated_at")[:20])
+    runs = owned_objects(  # its SQL compiled once (core/owners.owned_objects)
+        "sandbox-live-index",
+        owner,
+        lambda owned: owned(LiveRun.objects).only("pk", "title", "updated_at")[:20],
+    )
     return render(
         request,
         "sandbox/live_index.html",
@@ -151,15 +174,18 @@ def live_run(request, pk: int):
     # The run and the status of its last job are read in one statement, so they agree: a worker
     # saves the run and then ends its job, and two reads could see the run from before a call
     # and the job from after it (a stale page that does not follow the call).
-    last = LiveJob.objects.filter(live=OuterRef("pk")).order_by("-pk")
-    live = get_object_or_404(
-        LiveRun.objects.owned_by(get_owner(request, create=False)).annotate(
-            last_job_pk=Subquery(last.values("pk")[:1]),
-            last_job_status=Subquery(last.values("status")[:1]),
-        ),
-        pk=pk,
+    live = owned_object(
+        "sandbox-live-with-job", get_owner(request, create=False), _with_last_job, pk=pk
     )
-    job = LiveJob.objects.filter(pk=live.last_job_pk).first() if live.last_job_pk else None
+    if live is None:
+        raise Http404("No LiveRun matches the given query.")
+    job = (
+        prepared(
+            ("sandbox-live-job",), lambda pk: LiveJob.objects.filter(pk=pk), pk=1_999_999_001
+        ).first(pk=live.last_job_pk)
+        if live.last_job_pk
+        else None
+    )
     # Seen active with the run: the page follows the job, even if it has ended since (its next
     # poll, a second later, reloads the page with the run as the job left it).
     active = job is not None and live.last_job_status in LiveJob.ACTIVE
