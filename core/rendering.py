@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import markdown
@@ -45,7 +45,7 @@ class Rendered:
 class _MarkerPreprocessor(Preprocessor):
     """Swap whole-line [[kind:name]] markers for placeholders filled after sanitising."""
 
-    def __init__(self, md, blocks: dict[str, Callable[[], str]], found: list[str]):
+    def __init__(self, md, blocks: Collection[str], found: list[str]):
         super().__init__(md)
         self.blocks, self.found = blocks, found
 
@@ -164,9 +164,24 @@ def _render_plain(text: str, toc: bool, trusted: bool) -> tuple[str, tuple[dict,
 def _render(
     text: str, blocks: dict[str, Callable[[], str]], toc: bool, trusted: bool = False
 ) -> Rendered:
+    html, toc_items, found = _convert(text, frozenset(blocks), toc, trusted)
+    # The blocks run once the parser is done with the text: a block may render Markdown itself.
+    for i, key in enumerate(found):
+        generated = blocks[key]()
+        token = PLACEHOLDER.format(i)
+        html = html.replace(f"<p>{token}</p>", generated).replace(token, generated)
+    return Rendered(html=html, toc=[dict(t) for t in toc_items])
+
+
+def _convert(
+    text: str, block_names: frozenset[str], toc: bool, trusted: bool
+) -> tuple[str, tuple[dict, ...], tuple[str, ...]]:
+    """``text`` converted and sanitised, each whole-line marker of a named block left as a
+    placeholder: (HTML, table of contents, the markers found in order). It depends on the text,
+    the flags and the block names alone, never on what the blocks write."""
     md, markers = _markdown(toc)
     found: list[str] = []
-    markers.blocks, markers.found = blocks, found
+    markers.blocks, markers.found = block_names, found
     html = _join_cjk_lines(sanitize(md.convert(text), trusted=trusted))
     # Code blocks scroll sideways on small screens; a keyboard user must be able to reach them.
     html = html.replace("<pre>", '<pre tabindex="0">')
@@ -179,12 +194,7 @@ def _render(
                 walk(t["children"])
 
         walk(md.toc_tokens)
-    # Read the parser's state before a block runs: a block may render Markdown itself.
-    for i, key in enumerate(found):
-        generated = blocks[key]()
-        token = PLACEHOLDER.format(i)
-        html = html.replace(f"<p>{token}</p>", generated).replace(token, generated)
-    return Rendered(html=html, toc=toc_items)
+    return html, tuple(toc_items), tuple(found)
 
 
 #: Han characters and CJK / full-width punctuation. A source line break between two of them is

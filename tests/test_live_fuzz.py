@@ -200,5 +200,7 @@ def test_fuzzed_manual_results_never_give_a_500(
         data[f"error-{call['id']}"] = flag
     response = client.post(f"{url}step/", data, follow=True)
     assert response.status_code == 200
+    landed = response.redirect_chain[-1][0] if response.redirect_chain else None
     for page in (url, f"{url}steps/1/", f"{url}job/"):
-        assert client.get(page).status_code in (200, 302)
+        if page != landed:  # the page the post landed on was just opened, with a 200
+            assert client.get(page).status_code in (200, 302)

@@ -12,7 +12,7 @@ from progress.models import ConceptCard, Confidence, ReviewLog, StudyPrefs
 from quizzes.models import Attempt, Response
 
 from .answers import answer_all, option, start_practice
-from .factories import make_bank
+from .factories import insert_rows, make_bank
 
 pytestmark = pytest.mark.django_db
 
@@ -169,17 +169,25 @@ def _history(user, questions, n_attempts, per_attempt):
         )
         for i in range(n_attempts)
     )  # fmt: skip
-    responses = Response.objects.bulk_create(
-        Response(
-            attempt=a, question=questions[(i + j) % len(questions)], position=j + 1,
-            answer={}, score=float((i + j) % 2), is_correct=bool((i + j) % 2),
-            families=[] if (i + j) % 2 else ["ends-on-text"], answered_at=now,
-        )
-        for i, a in enumerate(attempts)
-        for j in range(per_attempt)
+    insert_rows(
+        Response,
+        [
+            {
+                "attempt_id": a.pk, "question_id": questions[(i + j) % len(questions)].pk,
+                "position": j + 1, "answer": {}, "score": float((i + j) % 2),
+                "is_correct": bool((i + j) % 2), "answered_at": now,
+                "families": [] if (i + j) % 2 else ["ends-on-text"],
+            }
+            for i, a in enumerate(attempts)
+            for j in range(per_attempt)
+        ],
     )  # fmt: skip
-    Confidence.objects.bulk_create(
-        Confidence(response=r, certainty=1 + r.pk % 3) for r in responses[::3]
+    pks = list(
+        Response.objects.filter(attempt__in=attempts).order_by("pk").values_list("pk", flat=True)
+    )
+    insert_rows(
+        Confidence,
+        [{"response_id": pk, "certainty": 1 + pk % 3} for pk in pks[::3]],
     )
     ConceptCard.objects.bulk_create(
         ConceptCard(user=user, concept=q.concept, subtopic=q.subtopic, due=now, last_review=now,

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from authoring.context_processors import MY_REPORTS
+from authoring.models import ProblemReport
 from quizzes import services
 from quizzes.models import Question
 from studyapp.sandbox.models import UploadedRun
@@ -273,10 +275,15 @@ def test_an_upload_carrying_every_payload_in_every_text_renders_inert(client):
 def test_upload_titles_and_tool_names_render_inert(client):
     for payload in PAYLOADS:
         text = json.dumps(hostile_transcript([payload]))
+        shown = None  # the stored run whose step 1 was checked for this payload
         for title in ("", payload):  # the transcript's own title, then the form's
             response = client.post("/sandbox/upload/", {"title": title, "text": text})
             assert response.status_code == 302, payload
             run = UploadedRun.objects.latest("pk")
+            stored = (run.title, run.source, run.data)
+            if stored == shown:  # the form's title stored as the transcript's was: the same page
+                continue
+            shown = stored
             page = client.get(f"/sandbox/uploads/{run.pk}/steps/1/", headers={"HX-Request": "true"})
             assert_inert(page.content.decode(), f"step 1 of an upload titled {payload!r}")
     assert_inert(client.get("/sandbox/").content.decode(), "the list of uploads")
@@ -292,25 +299,39 @@ def test_a_refused_upload_echoes_the_text_inert(client):
 def test_a_resolution_note_renders_inert_for_the_instructor_and_the_learner(shared_world):
     """The note an instructor writes when closing a report is shown twice: in the report's row
     (what the htmx resolve answers, and the resolved list) and on the reporter's own page. The
-    form sweep below posts it but never opens either (its redirect lands on the open reports)."""
+    form sweep below posts it but never opens either (its redirect lands on the open reports).
+    Each payload is the whole note of a report of its own; the reporter's page lists their
+    newest MY_REPORTS reports, so it (and the resolved list) is opened once per that many notes
+    and must show every one of them, as text."""
     world = shared_world
     teacher = client_as(Client(), world, "instructor")
     reporter = client_as(Client(), world, "learner")
-    resolve = f"/author/reports/{world.report.pk}/resolve/"
-    for payload in PAYLOADS:
-        row = teacher.post(
-            resolve, {"outcome": "resolved", "note": payload}, headers={"HX-Request": "true"}
-        )
-        assert row.status_code == 200, payload
-        assert_inert(row.content.decode(), f"the resolved report's row with {payload!r}")
+    question, learner = world.report.question, world.users["learner"]
+    for start in range(0, len(PAYLOADS), MY_REPORTS):
+        chunk = PAYLOADS[start : start + MY_REPORTS]
+        reports = [
+            ProblemReport.objects.create(question=question, user=learner, text="typo")
+            for _ in chunk
+        ]
+        for report, payload in zip(reports, chunk, strict=True):
+            row = teacher.post(
+                f"/author/reports/{report.pk}/resolve/",
+                {"outcome": "resolved", "note": payload},
+                headers={"HX-Request": "true"},
+            )
+            assert row.status_code == 200, payload
+            assert_inert(row.content.decode(), f"the resolved report's row with {payload!r}")
+        stored = ProblemReport.objects.filter(pk__in=[r.pk for r in reports])
+        assert dict(stored.values_list("pk", "resolution_note")) == {
+            r.pk: p.strip() for r, p in zip(reports, chunk, strict=True)
+        }
         mine = reporter.get("/me/").content.decode()
         assert "Problems you reported" in mine
-        assert_inert(mine, f"the reporter's page with the note {payload!r}")
-    world.report.refresh_from_db()
-    assert world.report.resolution_note == PAYLOADS[-1].strip()
-    listed = teacher.get("/author/reports/?status=resolved").content.decode()
-    assert_inert(listed, "the resolved reports")
-    assert _escaped(PAYLOADS[-1]) in listed and _escaped(PAYLOADS[-1]) in mine  # shown, as text
+        assert_inert(mine, f"the reporter's page with the notes {chunk!r}")
+        listed = teacher.get("/author/reports/?status=resolved").content.decode()
+        assert_inert(listed, f"the resolved reports with the notes {chunk!r}")
+        for payload in chunk:  # shown, as text
+            assert _escaped(payload) in mine and _escaped(payload) in listed, payload
 
 
 def _escaped(text: str) -> str:
@@ -358,29 +379,66 @@ class Forms(HTMLParser):
             self._select = None
 
 
+#: the per-request parts of a page: the masked CSRF token and the CSP nonce
+_PER_REQUEST = re.compile(r'(csrfmiddlewaretoken" value="|csrf-token" content="|nonce=")[^"]*')
+
+
+def _same_page(a: str, b: str) -> bool:
+    return _PER_REQUEST.sub(r"\1", a) == _PER_REQUEST.sub(r"\1", b)
+
+
 @pytest.mark.parametrize("name", [n for n in PRESENT if MATRIX[n].get["instructor"] == 200])
 def test_every_form_on_every_page_echoes_and_stores_text_inert(shared_world, name):
     """Covers the forms this file does not name, the authoring ones included, as they land.
-    The world is built once for the module: what each test's posts store is rolled back."""
+    The world is built once for the module: what each test's posts store is rolled back.
+
+    A post that redirects is followed and the page it lands on checked, payload after payload,
+    for as long as that page might show what was posted: once it has come back the same for the
+    first two payloads (a page that showed the text would differ), it shows nothing of this
+    form's text, and it is opened again only after the last post."""
     world = shared_world
     client = client_as(Client(), world, "instructor")
     url = MATRIX[name].url(name, world)
     page = client.get(url)
     if not page["Content-Type"].startswith("text/html"):
         return  # a download (the .apkg export) has no forms to fill
+    html = page.content.decode()
     forms = Forms()
-    forms.feed(page.content.decode())
+    forms.feed(html)
+    posted = False
     for form in forms.forms:
         action = form["action"] or url
         if not form["text"] or "logout" in action:
             continue
+        landed: dict[str, str] = {}  # where a post redirected -> the page there, first payload
+        blind: set[str] = set()  # redirect targets that showed nothing of the posted text
         for payload in PAYLOADS:
             data = {**form["fixed"], **dict.fromkeys(form["text"], payload)}
-            response = client.post(action, data, follow=True)
+            response = client.post(action, data)
+            posted = True
             assert response.status_code < 500
             assert_inert(response.content.decode(), f"{action} with {payload!r}")
+            if response.status_code in (307, 308):  # the same post again there, as follow=True
+                response = client.post(response["Location"], data, follow=True)
+                assert response.status_code < 500
+                assert_inert(response.content.decode(), f"{action} (redirected) with {payload!r}")
+            elif response.status_code in (301, 302, 303) and response["Location"] not in blind:
+                target = response["Location"]
+                followed = client.get(target, follow=True)
+                assert followed.status_code < 500
+                there = followed.content.decode()
+                assert_inert(there, f"{target} after {action} with {payload!r}")
+                if target not in landed:
+                    landed[target] = there
+                elif _same_page(landed[target], there):
+                    blind.add(target)
+                response = followed
             # A login or sign-up form may have changed who is signed in.
             # (a log-in cycles the session the shared world made, so log in again for real)
             if response.wsgi_request.user != world.users["instructor"]:
                 client.force_login(world.users["instructor"])
-    assert_inert(client.get(url).content.decode(), f"{url} after the posts")
+        for target in blind:  # and once more after the last post
+            assert_inert(client.get(target).content.decode(), f"{target} after {action}")
+    if posted:  # else the page as first opened is the page as it stands
+        html = client.get(url).content.decode()
+    assert_inert(html, f"{url} after the posts")

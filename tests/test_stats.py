@@ -161,6 +161,10 @@ def exams(db, django_user_model):
     questions = {s: make_question("single", slug=s) for s in "abc"}
     start = timezone.now() - timedelta(days=1)
     users = [django_user_model.objects.create_user(f"u{i}") for i in range(1, 5)]
+    keys = {  # slug -> (the right option's key, a wrong one's)
+        s: (q.options.get(correct=True).key, q.options.filter(correct=False).first().key)
+        for s, q in questions.items()
+    }
 
     def exam(user, marks, minutes, **kw):
         attempt = Attempt.objects.create(
@@ -170,8 +174,7 @@ def exams(db, django_user_model):
         )  # fmt: skip
         for slug, position, mark in marks:
             q = questions[slug]
-            right = q.options.get(correct=True).key
-            wrong = q.options.filter(correct=False).first().key
+            right, wrong = keys[slug]
             Response.objects.create(
                 attempt=attempt, question=q, position=position, score=mark,
                 is_correct=mark == 1, answer={"choice": right if mark else wrong},
