@@ -87,11 +87,11 @@ def _stand_in(value, i: int):
 
 
 def _compiled(key: str, owner: Owner, build, make, values: dict):
-    from core.prepared import prepared, prepared_rows
+    from core.prepared import owner_stand_in, prepared, prepared_rows
 
     signed_in = owner.user is not None
     stand_ins = {name: _stand_in(v, i) for i, (name, v) in enumerate(values.items())}
-    stand_ins["who"] = 1_999_999_001 if signed_in else "\x00stand-in token"
+    stand_ins["who"] = owner_stand_in(signed_in)
     kept = (prepared if make == "objects" else prepared_rows)(
         (key, signed_in, *values),
         lambda who, **v: build(_owned_by_stand_in(signed_in, who), **v),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from threading import Lock
 
 from django.db import connections, transaction
@@ -24,6 +24,16 @@ from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
 
 logger = logging.getLogger(__name__)
+
+
+#: A "now" no row or request carries, for a datetime stand-in (add microseconds for another).
+STAND_IN_NOW = datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=UTC)
+
+
+def owner_stand_in(signed_in: bool, i: int = 0) -> int | str:
+    """The stand-in for the owner where a query names one: a user's pk, or an anonymous token;
+    ``i`` tells apart the places one query names it."""
+    return 1_999_999_100 + i if signed_in else f"\x00stand-in token {i}"
 
 
 class Prepared:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.owners import Owner
-from core.prepared import prepared_rows
+from core.prepared import STAND_IN_NOW, owner_stand_in, prepared_rows
 from quizzes import services as quiz_services
 from quizzes.forms import SUBTOPIC_LABELS
 from quizzes.models import Attempt, Question, Response
@@ -74,7 +74,6 @@ def _bank_query(seen, first_of, first_of_again=None):
 
 _SCORE_COLUMNS = ("question__subtopic", "attempt__mode", "n", "points")
 _BANK_COLUMNS = ("subtopic", "total", "seen", "first_n", "first_k")
-_STAND_IN_NOW = datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=UTC)
 
 
 def _subtopic_queries(owner: Owner) -> tuple[list[dict], list[dict], list[tuple]]:
@@ -88,15 +87,12 @@ def _subtopic_queries(owner: Owner) -> tuple[list[dict], list[dict], list[tuple]
     signed_in = owner.user is not None
     who = owner.user.pk if signed_in else owner.token
 
-    def stand_in(i: int):  # each place the owner is named gets its own
-        return 1_999_999_100 + i if signed_in else f"\x00stand-in token {i}"
-
     now = timezone.now()
     scores = prepared_rows(
         ("progress-scores", signed_in),
         lambda who, now: _scores_query(_answered_by(signed_in, who, now)),
-        who=stand_in(0),
-        now=_STAND_IN_NOW,
+        who=owner_stand_in(signed_in, 0),
+        now=STAND_IN_NOW,
     ).rows(who=who, now=now)
     bank = prepared_rows(
         ("progress-bank", signed_in),
@@ -105,19 +101,19 @@ def _subtopic_queries(owner: Owner) -> tuple[list[dict], list[dict], list[tuple]
             _answered_by(signed_in, who2, now2),
             _answered_by(signed_in, who3, now3),
         ),
-        who1=stand_in(1),
-        now1=_STAND_IN_NOW,
-        who2=stand_in(2),
-        now2=_STAND_IN_NOW + timedelta(microseconds=1),
-        who3=stand_in(3),
-        now3=_STAND_IN_NOW + timedelta(microseconds=2),
+        who1=owner_stand_in(signed_in, 1),
+        now1=STAND_IN_NOW,
+        who2=owner_stand_in(signed_in, 2),
+        now2=STAND_IN_NOW + timedelta(microseconds=1),
+        who3=owner_stand_in(signed_in, 3),
+        now3=STAND_IN_NOW + timedelta(microseconds=2),
     ).rows(who1=who, now1=now, who2=who, now2=now, who3=who, now3=now)
     cards = prepared_rows(
         ("progress-cards", signed_in),
         lambda who: ConceptCard.objects.filter(
             **({"user_id": who} if signed_in else {"user": None, "owner_token": who})
         ).values_list("subtopic", "due"),
-        who=stand_in(4),
+        who=owner_stand_in(signed_in, 4),
     ).rows(who=who)
     return (
         [dict(zip(_SCORE_COLUMNS, row, strict=True)) for row in scores],
@@ -247,10 +243,10 @@ def _compiled(
     if owner.user is None and not owner.token:
         return None
     signed_in = owner.user is not None
-    stand_ins: dict = {"who": 1_999_999_100 if signed_in else "\x00stand-in token"}
+    stand_ins: dict = {"who": owner_stand_in(signed_in)}
     values: dict = {"who": owner.user.pk if signed_in else owner.token}
     if at_now:
-        stand_ins["now"], values["now"] = _STAND_IN_NOW, timezone.now()
+        stand_ins["now"], values["now"] = STAND_IN_NOW, timezone.now()
     query = prepared_rows(
         (name, signed_in), lambda who, now=None: build(signed_in, who, now), **stand_ins
     )

@@ -12,7 +12,7 @@ from django.db.models import Count, Exists, Max, Subquery
 from django.utils.translation import gettext
 
 from core.owners import Owner
-from core.prepared import prepared_rows
+from core.prepared import owner_stand_in, prepared_rows
 from quizzes import services as quiz_services
 from quizzes.models import Attempt, Question, Response
 
@@ -136,10 +136,7 @@ def _card_for(owner: Owner, concept: str, response: Response):
 
 
 def _card_stand_ins(signed_in: bool, n: int) -> dict:
-    who = {
-        f"who{i}": (1_999_999_100 + i if signed_in else f"\x00stand-in token {i}")
-        for i in range(n + 1)
-    }
+    who = {f"who{i}": owner_stand_in(signed_in, i) for i in range(n + 1)}
     return who | {f"concept{i}": f"\x00stand-in concept {i}" for i in range(n)}
 
 

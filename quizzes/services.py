@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from django.db import connections, router, transaction
 from django.db.models import Count, Exists, OuterRef, Q, Subquery
@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from core.owners import Owner
-from core.prepared import prepared, prepared_update
+from core.prepared import STAND_IN_NOW, prepared, prepared_update
 
 from . import grading, kinds
 from .models import Attempt, Question, Response
@@ -337,9 +337,6 @@ def _if_open(pk: int, attempt: int, now, lock_after_first: bool):
     return rows.filter(answered_at__isnull=True) if lock_after_first else rows
 
 
-_STAND_IN_NOW = datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=UTC)
-
-
 def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
     """Grade and store an answer. Practice keeps the first answer; exams keep the last.
 
@@ -384,7 +381,7 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
                 tuple(fields),
                 pk=1_999_999_001,
                 attempt=1_999_999_002,
-                now=_STAND_IN_NOW,
+                now=STAND_IN_NOW,
             )
             stored = save.run(fields, pk=response.pk, attempt=response.attempt_id, now=now)
         if not stored:

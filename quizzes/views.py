@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from core import i18n, pageshell
 from core.owners import get_owner, owned_object
-from core.prepared import prepared, prepared_rows
+from core.prepared import owner_stand_in, prepared, prepared_rows
 from core.urlcache import reverse_ints
 
 from . import grading, kinds, presentation, services, translations, versioncache
@@ -89,7 +89,7 @@ def _attempt_response(request: HttpRequest, pk: int, position: int, mode: str) -
         build,
         pk=1_999_999_001,
         position=32_001,
-        who=1_999_999_002 if signed_in else "\x00stand-in token",
+        who=owner_stand_in(signed_in),
     )
     who = owner.user.pk if signed_in else owner.token
     response = query.first(pk=pk, position=position, who=who)

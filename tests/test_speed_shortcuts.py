@@ -122,7 +122,7 @@ def test_a_compiled_update_stores_what_the_orms_update_stores(client, one_of_eac
     from django.db import connection
     from django.utils import timezone
 
-    from core.prepared import PreparedUpdate, prepared_update
+    from core.prepared import STAND_IN_NOW, PreparedUpdate, prepared_update
     from quizzes import services
 
     client.force_login(learner)
@@ -136,7 +136,7 @@ def test_a_compiled_update_stores_what_the_orms_update_stores(client, one_of_eac
         fields,
         pk=1_999_999_001,
         attempt=1_999_999_002,
-        now=services._STAND_IN_NOW,
+        now=STAND_IN_NOW,
     )
     if connection.vendor == "sqlite":
         assert isinstance(save, PreparedUpdate)

@@ -12,14 +12,12 @@ finds no row is Django's ``UpdateError``, an insert of a taken key its ``CreateE
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from django.contrib.sessions.backends.base import CreateError, UpdateError
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import sql
 from django.utils import timezone
 
-from core.prepared import prepared, prepared_rows, prepared_update
+from core.prepared import STAND_IN_NOW, prepared, prepared_rows, prepared_update
 
 #: In place of the session key while the SQL is compiled (never sent to the database).
 _STAND_IN_KEY = "\x00stand-in session key"
@@ -139,7 +137,7 @@ def _compiled_insert(model, using: str) -> tuple[str, list] | None:
         stand_in = model(
             session_key=_STAND_IN_KEY,
             session_data="\x00stand-in session data",
-            expire_date=datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=UTC),
+            expire_date=STAND_IN_NOW,
         )
         query = sql.InsertQuery(model)
         query.insert_values(fields, [stand_in])
