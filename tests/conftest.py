@@ -14,6 +14,8 @@ from django.db.models.signals import post_migrate
 from django.http import HttpRequest
 from django.template.base import Template
 from django.test import Client
+from django.test.client import ClientHandler
+from django.test.signals import setting_changed
 from django.test.utils import instrumented_test_render
 
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
@@ -83,6 +85,49 @@ def _login_from_an_unsaved_session(self, user, backend=None):
 
 
 Client._login = _login_from_an_unsaved_session
+
+_DJANGO_LOAD_MIDDLEWARE = ClientHandler.load_middleware
+#: (settings object, ROOT_URLCONF, MIDDLEWARE) -> what load_middleware built for them
+_BUILT_MIDDLEWARE: dict[tuple, tuple] = {}
+
+
+def _middleware_built_once(self, is_async=False):
+    """``ClientHandler.load_middleware`` once per process, not once per test client: building
+    the fourteen middleware (their settings read, WhiteNoise's and the CSP policy's set-up) cost
+    0.55 ms, more than the ``/healthz`` request that followed it, and the suite makes thousands
+    of clients. As in production, where one process's chain serves every visitor, clients then
+    share one chain (it keeps no visitor's state: each client still has its own cookies and
+    session). Any setting change (pytest-django's ``settings``, ``override_settings``, both
+    ways) forgets it, and a test's own URLconf (``@pytest.mark.urls``) gets its own, so a
+    middleware that reads settings or resolves paths when built always sees the current ones."""
+    if is_async:
+        return _DJANGO_LOAD_MIDDLEWARE(self, is_async)
+    key = (settings._wrapped, settings.ROOT_URLCONF, tuple(settings.MIDDLEWARE))
+    built = _BUILT_MIDDLEWARE.get(key)
+    if built is None:
+        _DJANGO_LOAD_MIDDLEWARE(self)
+        built = (
+            self._view_middleware,
+            self._template_response_middleware,
+            self._exception_middleware,
+            self._middleware_chain,
+        )
+        _BUILT_MIDDLEWARE.clear()
+        _BUILT_MIDDLEWARE[key] = built
+    (
+        self._view_middleware,
+        self._template_response_middleware,
+        self._exception_middleware,
+        self._middleware_chain,
+    ) = built
+
+
+def _forget_the_middleware(**kwargs):
+    _BUILT_MIDDLEWARE.clear()
+
+
+ClientHandler.load_middleware = _middleware_built_once
+setting_changed.connect(_forget_the_middleware, dispatch_uid="tests-forget-the-middleware")
 
 #: Template rendering as Django defines it, before its test environment wraps it.
 _PLAIN_RENDER = Template._render

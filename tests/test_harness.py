@@ -215,3 +215,25 @@ def test_every_test_starts_with_an_empty_outbox(turn):
 
     assert getattr(mail, "outbox", []) == []
     mail.outbox.append("left by this test")  # the next test must not see it
+
+
+def test_test_clients_share_one_middleware_chain_until_a_setting_changes(client, settings):
+    from django.test import Client
+
+    assert client.get("/healthz")["Referrer-Policy"] == "same-origin"
+    other = Client()
+    other.get("/healthz")
+    assert other.handler._middleware_chain is client.handler._middleware_chain
+    # SecurityMiddleware reads the policy when it is built: a new client after the change
+    # gets a chain built with it
+    settings.SECURE_REFERRER_POLICY = "no-referrer"
+    assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
+
+
+@pytest.mark.parametrize("turn", [1, 2])  # whichever runs second builds after the other's change
+def test_a_settings_change_of_one_test_never_reaches_the_next_tests_clients(client, settings, turn):
+    assert client.get("/healthz")["Referrer-Policy"] == "same-origin"
+    settings.SECURE_REFERRER_POLICY = "no-referrer"
+    from django.test import Client
+
+    assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
