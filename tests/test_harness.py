@@ -237,3 +237,14 @@ def test_a_settings_change_of_one_test_never_reaches_the_next_tests_clients(clie
     from django.test import Client
 
     assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
+
+
+def test_the_render_cache_keeps_earlier_runs_texts_and_drops_the_least_recently_used():
+    from tests.rendercache import merged
+
+    saved = {"a": 1, "b": 2, "c": 3}  # least recently used first
+    # a run of a few tests keeps what the full run before it saved, its own text last
+    assert list(merged(saved, {"b": 2}, limit=10).items()) == [("a", 1), ("c", 3), ("b", 2)]
+    # beyond the limit the least recently used go: here "a", then "c"
+    assert merged(saved, {"b": 2, "d": 4}, limit=3) == {"c": 3, "b": 2, "d": 4}
+    assert list(merged(saved, {"d": 4, "b": 2}, limit=2)) == ["d", "b"]
