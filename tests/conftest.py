@@ -138,8 +138,10 @@ def pytest_collection_finish(session):
     """What is alive once the tests are collected (Django, the project, every test module) lives
     until the end: frozen, the garbage collector stops walking it again and again. And a full
     collection waits for 100 younger ones instead of 10: the suite's full collections took about
-    a tenth of its CPU, cycles of garbage wait a little longer instead."""
-    gc.collect()
+    a tenth of its CPU, cycles of garbage wait a little longer instead. Only the young
+    generations are collected before the freeze: a full collection here walked the 325,000
+    objects for 0.2 s of CPU in every process to free about 300 (frozen with the rest now)."""
+    gc.collect(1)
     gc.freeze()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, 100)
