@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.http import HttpResponse
+from django.test import TestCase as DjangoTestCase
 from django.urls import path
 
 from tests import selection
@@ -248,3 +249,15 @@ def test_the_render_cache_keeps_earlier_runs_texts_and_drops_the_least_recently_
     # beyond the limit the least recently used go: here "a", then "c"
     assert merged(saved, {"b": 2, "d": 4}, limit=3) == {"c": 3, "b": 2, "d": 4}
     assert list(merged(saved, {"d": 4, "b": 2}, limit=2)) == ["d", "b"]
+
+
+class TestADjangoTestCaseStillGetsItsDatabase(DjangoTestCase):
+    """pytest-django sets up a Django unittest class through ``_django_setup_unittest``, the one
+    per-test autouse fixture kept for such a class (tests/conftest.py)."""
+
+    def test_it_reads_the_migrated_rows_inside_its_transaction(self):
+        from django.contrib.auth.models import Group
+        from django.db import connection
+
+        self.assertTrue(Group.objects.filter(name="Instructors").exists())
+        self.assertTrue(connection.in_atomic_block)
