@@ -11,8 +11,11 @@ those texts from the file, and converts every other text as before.
 
 The hash covers what the HTML depends on: the source of every module in core/ (rendering.py,
 its sanitiser and extensions' settings) and the installed Markdown, nh3 and Pygments. Change any
-of them and the file no longer matches: every text is rendered afresh. Only this run's texts are
-saved (fuzzed texts do not pile up); the workers of one xdist run add theirs to one file.
+of them and the file no longer matches: every text is rendered afresh. A run adds the texts it
+used to those saved before (a run of a few tests no longer leaves the next full run to convert
+the whole bank again), the ones it used last; the workers of one xdist run add theirs to one
+file. At most ``MAX_TEXTS`` are kept, those used least recently dropped first: fuzzed texts,
+new in every run, do not pile up.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: this process's texts: _convert's arguments -> what it returned
 _USED: dict[tuple, tuple] = {}
+#: a whole run uses about 10,600 texts (5 MB, read in 25 ms)
+MAX_TEXTS = 30_000
 
 
 def fingerprint() -> str:
@@ -77,6 +82,17 @@ def pytest_configure(config):
 _PATH = pytest.StashKey[Path]()
 
 
+def merged(saved: dict, used: dict, limit: int = MAX_TEXTS) -> dict:
+    """The texts to save: ``saved`` (least recently used first) with ``used`` moved or added at
+    the end, the oldest dropped beyond ``limit``."""
+    texts = {key: value for key, value in saved.items() if key not in used}
+    texts.update(used)
+    excess = len(texts) - limit
+    if excess > 0:
+        texts = dict(list(texts.items())[excess:])
+    return texts
+
+
 def pytest_sessionfinish(session):
     path = session.config.stash.get(_PATH, None)
     if path is None or not _USED:
@@ -85,10 +101,7 @@ def pytest_sessionfinish(session):
     lock = path.with_name(path.name + ".lock")
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        texts = dict(_USED)
-        saved = _read(path)
-        if run and saved.get("run") == run:  # another worker of this run saved first
-            texts = {**saved.get("texts", {}), **texts}
+        texts = merged(_read(path).get("texts", {}), _USED)
         partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
         with partial.open("wb") as f:
             pickle.dump({"run": run, "texts": texts}, f, protocol=pickle.HIGHEST_PROTOCOL)

@@ -40,8 +40,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# Every test client builds the middleware anew; WhiteNoise would list every static file through
-# the finders each time (about 25 ms). Autorefresh looks a file up when it is asked for.
+# The test clients' middleware is built again after every setting change (tests/conftest.py),
+# hundreds of times a run; WhiteNoise would list every static file through the finders each time
+# (about 25 ms). Autorefresh looks a file up when it is asked for.
 WHITENOISE_AUTOREFRESH = True
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False

@@ -5,6 +5,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from django.http import HttpResponse
+from django.test import TestCase as DjangoTestCase
+from django.urls import path
 
 from tests import selection
 from tests.selection import (
@@ -147,3 +150,114 @@ def test_the_journeys_drive_the_headless_shell_when_it_is_installed_and_chromium
     assert chromium_path({}, lambda path: False) == FULL_CHROMIUM
     mine = {"CHROMIUM_PATH": "/opt/my/chrome"}
     assert chromium_path(mine, lambda path: True) == "/opt/my/chrome"
+
+
+#: pytest-django's per-test autouse fixtures that a test without their mark (or fixture) never
+#: sets up (tests/conftest.py ``_only_the_pytest_django_fixtures_it_needs``).
+_IDLE_FOR_AN_UNMARKED_TEST = {
+    "_django_db_marker",
+    "_django_set_urlconf",
+    "_django_isolate_apps",
+    "_live_server_helper",
+    "_template_string_if_invalid_marker",
+    "_dj_autoclear_mailbox",
+    "_django_clear_site_cache",
+    "_django_setup_unittest",
+    "monkeypatch",  # asked for only by _template_string_if_invalid_marker
+}
+
+#: A URLconf of one view, for the test marked ``urls`` below.
+urlpatterns = [
+    path("only-in-the-harness/", lambda request: HttpResponse("here"), name="harness-only")
+]
+
+
+def test_an_unmarked_test_sets_up_none_of_pytest_djangos_idle_fixtures(request):
+    assert not _IDLE_FOR_AN_UNMARKED_TEST & set(request.fixturenames)
+
+
+@pytest.mark.django_db
+def test_the_django_db_mark_still_opens_the_database_in_a_rolled_back_transaction(request):
+    from django.contrib.auth.models import Group
+    from django.db import connection
+
+    assert "_django_db_marker" in request.fixturenames
+    assert Group.objects.filter(name="Instructors").exists()
+    assert connection.in_atomic_block
+
+
+@pytest.mark.urls("tests.test_harness")
+def test_the_urls_mark_still_swaps_the_urlconf(client):
+    from django.urls import reverse
+
+    assert reverse("harness-only") == "/only-in-the-harness/"
+    assert client.get("/only-in-the-harness/").content == b"here"
+
+
+def test_the_urlconf_is_the_projects_again_after_a_test_marked_urls(client):
+    from django.urls import NoReverseMatch, reverse
+
+    with pytest.raises(NoReverseMatch):
+        reverse("harness-only")
+    assert client.get("/healthz").status_code == 200
+
+
+def test_mailoutbox_still_starts_empty_and_collects_what_is_sent(mailoutbox):
+    from django.core.mail import send_mail
+
+    assert mailoutbox == []
+    send_mail("subject", "body", "from@example.com", ["to@example.com"])
+    assert [m.subject for m in mailoutbox] == ["subject"]
+
+
+@pytest.mark.parametrize("turn", [1, 2])  # whichever runs second finds what the first left
+def test_every_test_starts_with_an_empty_outbox(turn):
+    from django.core import mail
+
+    assert getattr(mail, "outbox", []) == []
+    mail.outbox.append("left by this test")  # the next test must not see it
+
+
+def test_test_clients_share_one_middleware_chain_until_a_setting_changes(client, settings):
+    from django.test import Client
+
+    assert client.get("/healthz")["Referrer-Policy"] == "same-origin"
+    other = Client()
+    other.get("/healthz")
+    assert other.handler._middleware_chain is client.handler._middleware_chain
+    # SecurityMiddleware reads the policy when it is built: a new client after the change
+    # gets a chain built with it
+    settings.SECURE_REFERRER_POLICY = "no-referrer"
+    assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
+
+
+@pytest.mark.parametrize("turn", [1, 2])  # whichever runs second builds after the other's change
+def test_a_settings_change_of_one_test_never_reaches_the_next_tests_clients(client, settings, turn):
+    assert client.get("/healthz")["Referrer-Policy"] == "same-origin"
+    settings.SECURE_REFERRER_POLICY = "no-referrer"
+    from django.test import Client
+
+    assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
+
+
+def test_the_render_cache_keeps_earlier_runs_texts_and_drops_the_least_recently_used():
+    from tests.rendercache import merged
+
+    saved = {"a": 1, "b": 2, "c": 3}  # least recently used first
+    # a run of a few tests keeps what the full run before it saved, its own text last
+    assert list(merged(saved, {"b": 2}, limit=10).items()) == [("a", 1), ("c", 3), ("b", 2)]
+    # beyond the limit the least recently used go: here "a", then "c"
+    assert merged(saved, {"b": 2, "d": 4}, limit=3) == {"c": 3, "b": 2, "d": 4}
+    assert list(merged(saved, {"d": 4, "b": 2}, limit=2)) == ["d", "b"]
+
+
+class TestADjangoTestCaseStillGetsItsDatabase(DjangoTestCase):
+    """pytest-django sets up a Django unittest class through ``_django_setup_unittest``, the one
+    per-test autouse fixture kept for such a class (tests/conftest.py)."""
+
+    def test_it_reads_the_migrated_rows_inside_its_transaction(self):
+        from django.contrib.auth.models import Group
+        from django.db import connection
+
+        self.assertTrue(Group.objects.filter(name="Instructors").exists())
+        self.assertTrue(connection.in_atomic_block)
