@@ -3,7 +3,8 @@ itself (imports, dependencies, settings, kind branches, the suite's layout).
 
 Each file is parsed and walked once whatever the number of tests that read it; the cache is
 keyed by the file's text, so a test that writes a file of its own reads what it wrote.
-Callers only read the nodes.
+Callers only read the nodes. The tests that need only a file's imports (dependencies, import
+direction, suite layout) use ``imports``, which parses the import statements alone.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def imports(path: Path) -> tuple[ast.Import | ast.ImportFrom, ...]:
     statements. So the file's comments and strings are blanked, each statement that starts with
     ``import`` or ``from`` is parsed alone, and the file is parsed whole (``nodes``) whenever a
     keyword ``import`` is left over that no parsed statement holds: the answer is the same as
-    walking the whole tree, at a fiftieth of the cost.
+    walking the whole tree, at about a fifth of the CPU (0.15 s instead of 0.75 s for our 2.2 MB).
     """
     source = Path(path).read_text(encoding="utf-8")
     cached = _IMPORTS.get(str(path))
