@@ -1,10 +1,12 @@
-"""Python source read as syntax trees once per session, for the tests that check the code
-itself (imports, dependencies, settings, kind branches, the suite's layout).
+"""Python source read as syntax trees, for the tests that check the code itself (imports,
+dependencies, settings, kind branches, the suite's layout).
 
-Each file is parsed and walked once whatever the number of tests that read it; the cache is
-keyed by the file's text, so a test that writes a file of its own reads what it wrote.
-Callers only read the nodes. The tests that need only a file's imports (dependencies, import
-direction, suite layout) use ``imports``, which parses the import statements alone.
+The tests that need only a file's imports (dependencies, import direction, suite layout) use
+``imports``: the import statements alone are parsed, and kept for the session (a few thousand
+nodes). ``nodes`` parses the whole file each time and keeps nothing: the two tests that read
+whole trees (hidden setting defaults, kind branches) read different files, and a tree kept
+alive for the session (the whole code's were 1.5 million objects) slowed every later garbage
+collection, pytest's own at the end among them (about 0.5 s each).
 """
 
 from __future__ import annotations
@@ -12,9 +14,6 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-
-#: source text -> its nodes (the same file read by several tests is parsed once)
-_NODES: dict[str, tuple[ast.AST, ...]] = {}
 
 
 def nodes(path: Path) -> tuple[ast.AST, ...]:
@@ -25,10 +24,7 @@ def nodes(path: Path) -> tuple[ast.AST, ...]:
 def text_nodes(source: str, filename: str = "<unknown>") -> tuple[ast.AST, ...]:
     """Every node of ``source``'s syntax tree (``ast.walk`` order); ``filename`` names the
     file in a SyntaxError."""
-    found = _NODES.get(source)
-    if found is None:
-        found = _NODES[source] = tuple(ast.walk(ast.parse(source, filename)))
-    return found
+    return tuple(ast.walk(ast.parse(source, filename)))
 
 
 #: A comment or a string literal, found left to right as the tokenizer finds them (Python 3.11:
