@@ -331,7 +331,7 @@ _PREPARING = ("get_db_prep_save", "get_db_prep_value", "get_prep_value", "to_pyt
 
 def _plain_types(field, connection) -> tuple[type, ...]:
     """The value types ``field`` writes to SQLite as they are: a value of one of them needs no
-    preparing (Django's own methods, not overridden, return it unchanged). None when unsure."""
+    preparing (Django's own methods, not overridden, return it unchanged). () when unsure."""
     from django.db import models
 
     if connection.vendor != "sqlite":

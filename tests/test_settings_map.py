@@ -36,7 +36,7 @@ def test_no_module_reads_a_setting_with_a_hidden_default():
         for path in (ROOT / package).rglob("*.py"):
             source = path.read_text(encoding="utf-8")
             if "getattr" not in source or "settings" not in source:
-                continue  # neither name is in the file: no such call to look for
+                continue  # a name such a call spells out is missing: no call to look for
             for node in text_nodes(source, str(path)):
                 if (
                     isinstance(node, ast.Call)
