@@ -196,7 +196,7 @@ def load_translations(content_dir: Path) -> TranslationReport:
         (t.question_id, t.lang): t
         for t in QuestionTranslation.objects.filter(question__in=current.values())
     }
-    english_cache: dict[str, dict] = {}
+    english_cache: dict[str, tuple[dict, str]] = {}  # slug -> (bank form, its stamp)
     created: list[QuestionTranslation] = []  # new rows, written in one bulk insert
     for lang, path in translation_files(content_dir):
         try:
@@ -211,12 +211,13 @@ def load_translations(content_dir: Path) -> TranslationReport:
                 report.warnings.append(f"{path.name}: entry {n}: no English question {slug!r}")
                 continue
             if slug not in english_cache:
-                english_cache[slug] = question_to_bank(question)
-            problems = check_entry(entry, english_cache[slug])
+                english = question_to_bank(question)
+                english_cache[slug] = (english, source_hash(english))
+            english, now = english_cache[slug]
+            problems = check_entry(entry, english)
             if problems:
                 report.problems.extend(f"{path}: {slug}: {p}" for p in problems)
                 continue
-            now = source_hash(english_cache[slug])
             row = existing.get((question.pk, lang))
             stamp = str(entry.get("source") or (row.source_hash if row else now))
             values = {

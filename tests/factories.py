@@ -318,6 +318,44 @@ def note_text(slug="sample", body="## Part one {#one}\n\nText.\n", **meta) -> st
     return f"---\n{lines}\n---\n{body}"
 
 
+#: (field class, the value types its get_db_prep_save hands SQLite unchanged)
+_PLAIN_FIELDS = (
+    ("IntegerField", (int, type(None))),  # every integer field and the auto ids
+    ("CharField", (str, type(None))),
+    ("TextField", (str, type(None))),
+    ("BooleanField", (bool, type(None))),
+    ("FloatField", (float, type(None))),
+)
+_PREPARING = ("get_db_prep_save", "get_db_prep_value", "get_prep_value", "to_python")
+
+
+def _plain_types(field, connection) -> tuple[type, ...]:
+    """The value types ``field`` writes to SQLite as they are: a value of one of them needs no
+    preparing (Django's own methods, not overridden, return it unchanged). () when unsure."""
+    from django.db import models
+
+    if connection.vendor != "sqlite":
+        return ()
+    if field.is_relation:
+        if type(field) is not models.ForeignKey:
+            return ()
+        field = field.target_field
+    from django.db.backends.base.operations import BaseDatabaseOperations
+    from django.db.models.fields import AutoFieldMixin
+
+    for name, types in _PLAIN_FIELDS:
+        base = getattr(models, name)
+        own = {m: getattr(base, m) for m in _PREPARING}
+        if isinstance(field, AutoFieldMixin):  # an id: also checked by validate_autopk_value
+            own["get_db_prep_value"] = AutoFieldMixin.get_db_prep_value
+            ops = type(connection.ops).validate_autopk_value
+            if ops is not BaseDatabaseOperations.validate_autopk_value:
+                return ()
+        if isinstance(field, base) and all(getattr(type(field), m) is f for m, f in own.items()):
+            return types
+    return ()
+
+
 def insert_rows(model, rows: list[dict]) -> None:
     """Many rows of ``model`` (dicts of attname -> value; every other column its default, the
     primary key the database's unless the rows name it) in one
@@ -337,7 +375,15 @@ def insert_rows(model, rows: list[dict]) -> None:
             prepared[key] = field.get_db_prep_save(value, connection)
         return prepared[key]
 
-    params = [[prep(f, row.get(f.attname, defaults[f.attname])) for f in fields] for row in rows]
+    columns_of_values = []
+    for f in fields:
+        name, default, plain = f.attname, defaults[f.attname], _plain_types(f, connection)
+        values = [row.get(name, default) for row in rows]
+        columns_of_values.append(
+            [v if type(v) in plain else prep(f, v) for v in values] if plain else
+            [prep(f, v) for v in values]
+        )  # fmt: skip
+    params = list(zip(*columns_of_values, strict=True)) if fields else [() for _ in rows]
     quote = connection.ops.quote_name
     columns = ", ".join(quote(f.column) for f in fields)
     marks = ", ".join(["%s"] * len(fields))

@@ -13,7 +13,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tests.sources import nodes
+from tests.sources import imports
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = {"core", "quizzes", "progress", "authoring", "studyapp", "tests", "bench", "manage"}
@@ -31,7 +31,7 @@ def imported_top_levels() -> dict[str, str]:
     for path in sorted(p for d in folders for p in d.rglob("*.py")):
         if ".venv" in path.parts:
             continue
-        for node in nodes(path):
+        for node in imports(path):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sources import nodes
+from tests.sources import imports as import_statements
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def imports(path: Path) -> list[tuple[int, str]]:
     if path.name != "__init__.py":
         package = package[:-1]
     found = []
-    for node in nodes(path):
+    for node in import_statements(path):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

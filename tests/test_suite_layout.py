@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.sources import nodes
+from tests.sources import imports
 
 TESTS = Path(__file__).resolve().parent
 
@@ -30,7 +30,7 @@ def imported_test_modules(path: Path) -> list[str]:
     """The test modules (``test_*``) that the file at ``path`` imports, as dotted names."""
     package = ".".join(("tests", *path.relative_to(TESTS).parent.parts))
     found = []
-    for node in nodes(path):
+    for node in imports(path):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

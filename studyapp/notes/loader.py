@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
+import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -208,11 +209,24 @@ class NoteLibrary:
         self.lang = lang
         self._cache: dict[Path, tuple[float, Note]] = {}
         self._signature: tuple = ()
+        self._listing: tuple[list, tuple] = ([], ())
         self._notes: dict[str, Note] = {}
         self._lock = threading.Lock()
 
     def _scan(self) -> tuple:
-        return tuple((p, p.stat().st_mtime) for p in sorted(self.directory.glob("*.md")))
+        """(path, modification time) of each ``*.md`` here, as ``sorted(directory.glob("*.md"))``
+        lists them; read with os.scandir, the Paths made only when the listing changes (a
+        glob and a Path.stat per file cost twice as much, on every request that reads a note)."""
+        try:
+            with os.scandir(self.directory) as entries:
+                listing = sorted(
+                    (e.name, e.stat().st_mtime) for e in entries if e.name.endswith(".md")
+                )
+        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            listing = []  # (glob finds nothing in a folder it cannot list)
+        if listing != self._listing[0]:
+            self._listing = (listing, tuple((self.directory / n, m) for n, m in listing))
+        return self._listing[1]
 
     def notes(self) -> dict[str, Note]:
         signature = self._scan()
