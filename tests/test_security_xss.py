@@ -11,6 +11,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
@@ -199,12 +200,22 @@ def test_the_fast_reader_reads_every_tag_of_a_page_as_html_parser_does(shared_wo
     assert set(problems(ParsedTags(pasted).tags)) <= set(problems(start_tags(pasted)))
 
 
+def post_form(client: Client, url: str, data: dict, *, multipart: bool = False, **extra):
+    """``data`` posted as a browser sends a form: url-encoded, unless the form asks for
+    multipart/form-data (the two with a file to upload)."""
+    if multipart:
+        return client.post(url, data, **extra)
+    body = urlencode(data, doseq=True)
+    return client.post(url, body, content_type="application/x-www-form-urlencoded", **extra)
+
+
 # --- the fields ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_signup_username(client, payload):
-    response = client.post(
+    response = post_form(
+        client,
         "/accounts/signup/",
         {"username": payload, "password1": "Ab12-long-pass!", "password2": "Ab12-long-pass!"},
     )
@@ -231,7 +242,7 @@ def test_practice_json_answer(learner):
     for payload in PAYLOADS:
         # Not JSON: refused and echoed back (by htmx). Nothing is saved, so the next payload
         # meets the same unanswered question in the same attempt (checked each time).
-        response = client.post(refused_url, {"text": payload}, headers={"HX-Request": "true"})
+        response = post_form(client, refused_url, {"text": payload}, headers={"HX-Request": "true"})
         assert response.status_code == 200
         assert_inert(response.content.decode(), f"practice JSON answer {payload!r}")
         unanswered.refresh_from_db()
@@ -239,7 +250,7 @@ def test_practice_json_answer(learner):
         # JSON: saved, graded and shown again (a new attempt each time).
         text = json.dumps({"type": payload, "name": payload})
         url, _ = start()
-        response = client.post(url, {"text": text})
+        response = post_form(client, url, {"text": text})
         assert response.status_code == 200
         assert_inert(response.content.decode(), f"practice JSON answer {text!r}")
         assert_inert(client.get(url).content.decode(), f"practice page after {text!r}")
@@ -338,7 +349,8 @@ def test_a_resolution_note_renders_inert_for_the_instructor_and_the_learner(shar
             for _ in chunk
         ]
         for report, payload in zip(reports, chunk, strict=True):
-            row = teacher.post(
+            row = post_form(
+                teacher,
                 f"/author/reports/{report.pk}/resolve/",
                 {"outcome": "resolved", "note": payload},
                 headers={"HX-Request": "true"},
@@ -378,7 +390,10 @@ class Forms(HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "form" and (a.get("method") or "").lower() == "post":
-            self.forms.append({"action": a.get("action"), "text": [], "fixed": {}})
+            multipart = (a.get("enctype") or "").lower() == "multipart/form-data"
+            self.forms.append(
+                {"action": a.get("action"), "text": [], "fixed": {}, "multipart": multipart}
+            )
         if not self.forms:
             return
         form = self.forms[-1]
@@ -410,7 +425,7 @@ def _pages_not_showing(client: Client, action: str, form: dict) -> set[str]:
     """The page the form's redirect lands on, when it does not show a plain word posted in
     every text field (nothing the form posts reaches it); else nothing."""
     data = {**form["fixed"], **dict.fromkeys(form["text"], PROBE)}
-    response = client.post(action, data)
+    response = post_form(client, action, data, multipart=form["multipart"])
     if response.status_code not in (301, 302, 303):
         return set()
     target = response["Location"]
@@ -445,12 +460,14 @@ def test_every_form_on_every_page_echoes_and_stores_text_inert(shared_world, nam
         blind = _pages_not_showing(client, action, form)  # redirect targets, checked last
         for payload in PAYLOADS:
             data = {**form["fixed"], **dict.fromkeys(form["text"], payload)}
-            response = client.post(action, data)
+            response = post_form(client, action, data, multipart=form["multipart"])
             posted = True
             assert response.status_code < 500
             assert_inert(response.content.decode(), f"{action} with {payload!r}")
             if response.status_code in (307, 308):  # the same post again there, as follow=True
-                response = client.post(response["Location"], data, follow=True)
+                response = post_form(
+                    client, response["Location"], data, multipart=form["multipart"], follow=True
+                )
                 assert response.status_code < 500
                 assert_inert(response.content.decode(), f"{action} (redirected) with {payload!r}")
             elif response.status_code in (301, 302, 303) and response["Location"] not in blind:
