@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,7 +20,7 @@ from django.test import Client
 from authoring.context_processors import MY_REPORTS
 from authoring.models import ProblemReport
 from quizzes import services
-from quizzes.models import Question
+from quizzes.models import Attempt, Question, Response
 from studyapp.sandbox.models import UploadedRun
 from tests import html_tags
 from tests.access import MATRIX, PRESENT, client_as
@@ -230,26 +231,30 @@ def test_practice_json_answer(learner):
     Question.objects.exclude(pk=question.pk).update(status="draft")  # the module's world's
     client = Client()
     client.force_login(learner)
-
-    def start():
-        attempt = services.practice_start(
-            owner=services.Owner(learner, ""), subtopics=[], which="all", count=1
-        )
-        assert attempt.responses.get().question == question
-        return f"/practice/{attempt.pk}/1/", attempt.responses.get()
-
-    refused_url, unanswered = start()
+    owner = services.Owner(learner, "")
+    attempt = services.practice_start(owner=owner, subtopics=[], which="all", count=1)
+    unanswered = attempt.responses.select_related("question").get()
+    assert unanswered.question == question  # the one published question, drawn
+    refused_url = f"/practice/{attempt.pk}/1/"
+    # (Response.answered is "answered_at is set")
+    still_unanswered = Response.objects.filter(
+        pk=unanswered.pk, answered_at=None, answer__isnull=True
+    )
     for payload in PAYLOADS:
         # Not JSON: refused and echoed back (by htmx). Nothing is saved, so the next payload
         # meets the same unanswered question in the same attempt (checked each time).
         response = post_form(client, refused_url, {"text": payload}, headers={"HX-Request": "true"})
         assert response.status_code == 200
         assert_inert(response.content.decode(), f"practice JSON answer {payload!r}")
-        unanswered.refresh_from_db()
-        assert not unanswered.answered and unanswered.answer is None, payload
-        # JSON: saved, graded and shown again (a new attempt each time).
+        assert still_unanswered.exists(), payload
+        # JSON: saved, graded and shown again (a new attempt each time: the set practice_start
+        # draws from a pool of that one question, written as it writes it)
         text = json.dumps({"type": payload, "name": payload})
-        url, _ = start()
+        seed = random.randrange(2**53)
+        fresh = services.attempt_start(
+            owner=owner, mode=Attempt.Mode.PRACTICE, question_ids=[question.pk], seed=seed
+        )
+        url = f"/practice/{fresh.pk}/1/"
         response = post_form(client, url, {"text": text})
         assert response.status_code == 200
         assert_inert(response.content.decode(), f"practice JSON answer {text!r}")
@@ -308,18 +313,19 @@ def test_an_upload_carrying_every_payload_in_every_text_renders_inert(client):
 
 
 def test_upload_titles_and_tool_names_render_inert(client):
+    stored_as = UploadedRun.objects.values_list("title", "source", "data")
     for payload in PAYLOADS:
         text = json.dumps(hostile_transcript([payload]))
         shown = None  # the stored run whose step 1 was checked for this payload
         for title in ("", payload):  # the transcript's own title, then the form's
             response = client.post("/sandbox/upload/", {"title": title, "text": text})
             assert response.status_code == 302, payload
-            run = UploadedRun.objects.latest("pk")
-            stored = (run.title, run.source, run.data)
+            step1 = response["Location"]  # the run just stored, at its step 1
+            stored = stored_as.get(pk=re.fullmatch(r"/sandbox/uploads/(\d+)/steps/1/", step1)[1])
             if stored == shown:  # the form's title stored as the transcript's was: the same page
                 continue
             shown = stored
-            page = client.get(f"/sandbox/uploads/{run.pk}/steps/1/", headers={"HX-Request": "true"})
+            page = client.get(step1, headers={"HX-Request": "true"})
             assert_inert(page.content.decode(), f"step 1 of an upload titled {payload!r}")
     assert_inert(client.get("/sandbox/").content.decode(), "the list of uploads")
 
@@ -344,10 +350,9 @@ def test_a_resolution_note_renders_inert_for_the_instructor_and_the_learner(shar
     question, learner = world.report.question, world.users["learner"]
     for start in range(0, len(PAYLOADS), MY_REPORTS):
         chunk = PAYLOADS[start : start + MY_REPORTS]
-        reports = [
-            ProblemReport.objects.create(question=question, user=learner, text="typo")
-            for _ in chunk
-        ]
+        reports = ProblemReport.objects.bulk_create(
+            ProblemReport(question=question, user=learner, text="typo") for _ in chunk
+        )
         for report, payload in zip(reports, chunk, strict=True):
             row = post_form(
                 teacher,
