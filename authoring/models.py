@@ -24,8 +24,9 @@ class ProblemReportQuerySet(OwnedQuerySet):
         return owned(self).select_related("question").order_by("-created_at", "-pk")
 
     def for_triage(self):
-        """Newest first, with the question and the reporter loaded in the same query."""
-        return self.select_related("question", "user").order_by("-created_at", "-pk")
+        """Newest first, with the question, the reporter and who resolved it loaded in the
+        same query."""
+        return self.select_related("question", "user", "resolved_by").order_by("-created_at", "-pk")
 
 
 class ProblemReport(OwnedModel):

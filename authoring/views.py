@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -18,6 +20,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -395,11 +398,55 @@ def reports(request: HtmxHttpRequest):
     if status != "all":
         qs = qs.filter(status=status)
     page = Paginator(qs, REPORT_PAGE_SIZE).get_page(request.GET.get("page"))
+    _triage_rows(page.object_list)
     return render(
         request,
         "authoring/reports.html",
         {"form": form, "page": page, "status": status, "statuses": ProblemReport.Status},
     )
+
+
+def _address(name: str, *stand_ins) -> Callable[..., str]:
+    """``reverse(name, args=values)`` for many rows: reversed once with stand-ins of the same
+    converters, each row's values written in their place. The values are slugs and numbers,
+    which reverse() writes as they are."""
+    url = reverse(name, args=stand_ins)
+    parts = [url]
+    for stand_in in map(str, stand_ins):
+        head, sep, tail = parts.pop().partition(stand_in)
+        assert sep and stand_in not in tail, url  # each stand-in once, in order
+        parts += [head, tail]
+
+    def address(*values) -> str:
+        out = parts[0]
+        for value, part in zip(values, parts[1:], strict=True):
+            out += f"{value}{part}"
+        return out
+
+    return address
+
+
+def _triage_rows(reports) -> None:
+    """What each row of the triage list writes about its report, worked out once here instead
+    of by the row's tags (two or four {% url %}, three numbers localised by {% blocktranslate %}
+    and {{ }}, a date formatted twice: about 1 ms a row, 50 rows a page). Numbers are written as
+    Django localises them with USE_THOUSAND_SEPARATOR off; dates in the current time zone, as
+    the date filter does (``|date:"c"`` is isoformat())."""
+    edit = _address("author:question_edit", "stand-in-slug")
+    version = _address("author:question_version", "stand-in-slug", 2_000_000_001)
+    resolve = _address("author:report_resolve", 2_000_000_002)
+    for report in reports:
+        question = report.question
+        report.edit_url = edit(question.slug)
+        report.version_url = version(question.slug, question.version)
+        report.resolve_url = resolve(report.pk)
+        report.pk_text, report.version_text = str(report.pk), str(question.version)
+        created = timezone.localtime(report.created_at)
+        report.created_iso = created.isoformat()
+        report.created_shown = (
+            f"{created.year:04d}-{created.month:02d}-{created.day:02d} "
+            f"{created.hour:02d}:{created.minute:02d}"
+        )
 
 
 def _report_for_triage(pk: int) -> ProblemReport:
@@ -430,6 +477,7 @@ def report_resolve(request: HtmxHttpRequest, pk: int):
         messages.error(request, str(e))
         return redirect("author:reports")
     if request.htmx:
+        _triage_rows([report])
         return render(request, "authoring/reports.html#report-row", {"report": report})
     messages.success(
         request,
