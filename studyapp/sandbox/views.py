@@ -343,6 +343,7 @@ def step_context(request, run: Run, n: int) -> dict:
         "is_last": is_last,
         "capped": capped,
         "listing": reference.listing(turn.stop_reason, turn.action, capped),
+        "listing_html": reference.listing_html(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
         "appended_json": _lean_json(turn.appended) if turn.appended is not None else "",
