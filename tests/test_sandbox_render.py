@@ -31,3 +31,41 @@ def test_the_listing_marks_the_branch_and_escapes_the_code():
     assert html.count('class="line is-active"') == 4
     assert "&quot;tool_use&quot;" in html and '"tool_use"' not in html
     assert reference.listing_html("end_turn", None, capped=True).count("is-active") == 1
+
+
+def _run_list(html: str) -> str:
+    return html[html.index('<ul class="run-list">') : html.index("</ul>", html.index("run-list"))]
+
+
+def test_the_run_list_kept_per_language_and_tag_is_the_one_rendered_fresh(client):
+    from studyapp.sandbox import views
+
+    views._run_lists.clear()
+    first = client.get("/sandbox/").content.decode()
+    again = client.get("/sandbox/").content.decode()  # from what the first one kept
+    assert _run_list(first) == _run_list(again) and first.count('<li class="card">') > 10
+    polish = _run_list(client.get("/pl/sandbox/").content.decode())
+    assert polish != _run_list(first) and 'href="/pl/sandbox/' in polish
+    assert "Tryb przewidywania" in polish and "Predict mode" not in polish  # its own words
+    tagged = _run_list(client.get("/sandbox/?tag=broken").content.decode())
+    assert 0 < tagged.count('<li class="card">') < first.count('<li class="card">')
+    views._run_lists.clear()
+    assert _run_list(client.get("/pl/sandbox/").content.decode()) == polish
+    nothing = _run_list(client.get("/sandbox/?tag=no-such-tag").content.decode())
+    assert "No runs with that tag." in nothing
+
+
+def test_a_run_added_to_the_library_is_on_the_next_list(client, settings, tmp_path):
+    import shutil
+
+    source = settings.CONTENT_DIR
+    (tmp_path / "transcripts").mkdir()
+    first = sorted((source / "transcripts").glob("*.json"))[0]
+    shutil.copy(first, tmp_path / "transcripts" / first.name)
+    settings.CONTENT_DIR = tmp_path
+    one = _run_list(client.get("/sandbox/").content.decode())
+    assert one.count('<li class="card">') == 1
+    second = sorted((source / "transcripts").glob("*.json"))[1]
+    shutil.copy(second, tmp_path / "transcripts" / second.name)
+    two = _run_list(client.get("/sandbox/").content.decode())
+    assert two.count('<li class="card">') == 2
