@@ -109,12 +109,24 @@ def _model_limits(model: str) -> tuple[list[str], str]:
     return rejected, (f"{model} rejects " + ", ".join(why) + ".") if why else ""
 
 
+def _every_model_limits() -> dict[str, tuple[list[str], str]]:
+    from studyapp.agentloop import models
+
+    return {m.id: _model_limits(m.id) for m in models.live_models()}
+
+
 class ModelSelect(forms.Select):
     """The model picker; each option says what that model rejects (site.js greys it out)."""
 
+    def get_context(self, name, value, attrs):
+        # what every offered model rejects, looked up once per render, not once per option
+        self._limits = per_catalogue("every-model-limits", _every_model_limits)
+        return super().get_context(name, value, attrs)
+
     def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
         option = super().create_option(name, value, label, selected, index, subindex, attrs)
-        rejected, why = model_limits(value)
+        limits = getattr(self, "_limits", {})
+        rejected, why = limits[value] if value in limits else model_limits(value)
         option["attrs"]["data-rejects"] = " ".join(rejected)
         option["attrs"]["data-why"] = why
         return option
