@@ -127,20 +127,24 @@ def _run_url(run: Run, name: str) -> str:
     return reverse(f"sandbox:{name}", args=[run.key])
 
 
-#: The run list as sandbox/index.html#run-list renders it, by library, tag, language and where
-#: URLs point; each with the library's runs it was rendered from (so its id stays theirs).
+#: The run list as sandbox/index.html#run-list renders it, by tag, language and where URLs
+#: point, each with the runs it shows; for the runs in ``_run_lists_of`` (new runs: afresh).
 _run_lists: dict[tuple, tuple[dict, str]] = {}
+_run_lists_of: list[dict | None] = [None]
 RUN_LISTS_MAX = 256  # languages × tags: a few dozen
 
 
 def _run_list(library_runs: dict, runs: list, tag: str) -> str:
     """The library's run list (about 400 template nodes for two dozen runs) rendered once per
-    library, tag and language instead of on every visit: it holds nothing of the visitor, only
-    the library's runs (a changed file gives a new dict of them) and this language's words and
-    URLs."""
-    key = (id(library_runs), tag, get_language(), get_script_prefix(), get_urlconf())
+    tag and language instead of on every visit: it holds nothing of the visitor, only the
+    library's runs (a changed file gives a new dict of them, and the lists kept are dropped)
+    and this language's words and URLs."""
+    if _run_lists_of[0] is not library_runs:
+        _run_lists.clear()
+        _run_lists_of[0] = library_runs
+    key = (tag, get_language(), get_script_prefix(), get_urlconf())
     kept = _run_lists.get(key)
-    if kept is None or kept[0] is not library_runs:
+    if kept is None or kept[0] is not library_runs:  # (a list another thread rendered late)
         html = render_to_string("sandbox/index.html#run-list", {"runs": runs, "tag": tag})
         if len(_run_lists) >= RUN_LISTS_MAX:
             _run_lists.clear()
