@@ -73,3 +73,21 @@ def test_escaped_as_djangos_tag_escapes_and_forgotten_when_the_urlconf_changes()
 def test_every_template_of_the_site_uses_it():
     nodes = get_template("sandbox/index.html").template.nodelist.get_nodes_by_type(KeptURLNode)
     assert len(nodes) >= 5
+
+
+def test_a_urlconf_set_without_a_signal_is_the_one_reversed(monkeypatch):
+    """pytest-django's urls marker assigns settings.ROOT_URLCONF directly: the key is the
+    URLconf reverse() would read, not only the request's."""
+    from django.conf import settings
+    from django.urls import clear_url_caches
+
+    template = ENGINE.from_string("{% url 'home' %}")
+    assert template.render({}) == "/"
+    monkeypatch.setattr(settings, "ROOT_URLCONF", "tests.urls_elsewhere")
+    clear_url_caches()
+    try:
+        assert template.render({}) == reverse("home") == "/elsewhere/"
+    finally:
+        monkeypatch.undo()
+        clear_url_caches()
+    assert template.render({}) == "/"

@@ -8,6 +8,7 @@ import logging
 import secrets
 from collections import OrderedDict
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404
@@ -142,7 +143,7 @@ def _run_list(library_runs: dict, runs: list, tag: str) -> str:
     if _run_lists_of[0] is not library_runs:
         _run_lists.clear()
         _run_lists_of[0] = library_runs
-    key = (tag, get_language(), get_script_prefix(), get_urlconf())
+    key = (tag, get_language(), get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
     kept = _run_lists.get(key)
     if kept is None or kept[0] is not library_runs:  # (a list another thread rendered late)
         html = render_to_string("sandbox/index.html#run-list", {"runs": runs, "tag": tag})

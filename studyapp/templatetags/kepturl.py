@@ -13,6 +13,7 @@ and raises (or gives "" with ``as``) every time, as before.
 from __future__ import annotations
 
 from django import template
+from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.template.defaulttags import URLNode
@@ -35,7 +36,7 @@ def kept_reverse(view_name, args=(), kwargs=None, current_app=None) -> str:
             tuple((type(a), a) for a in args),
             tuple((k, type(v), v) for k, v in kwargs.items()) if kwargs else (),
             current_app,
-            get_urlconf(),
+            get_urlconf() or settings.ROOT_URLCONF,  # the URLconf reverse() reads
             get_script_prefix(),
             get_language(),
         )
