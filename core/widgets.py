@@ -91,6 +91,50 @@ def _select(widget: dict, after_option: str) -> str | None:
     return "".join(out)
 
 
+#: Django's option templates of radio buttons and checkboxes: radio_option.html and
+#: checkbox_option.html are each ``{% include "django/forms/widgets/input_option.html" %}``.
+INPUT_OPTION = "django/forms/widgets/input_option.html"
+_OPTIONS = {
+    INPUT_OPTION: "\n",  # what the template adds after input_option.html's own output
+    "django/forms/widgets/radio_option.html": "\n\n",
+    "django/forms/widgets/checkbox_option.html": "\n\n",
+}
+
+
+def _input_option(widget: dict) -> str:
+    """django/forms/widgets/input_option.html as an include writes it (input.html's trailing
+    newline kept inside the label): the renderer strips what ``_OPTIONS`` adds after it."""
+    tag = _input(widget)
+    if not widget.get("wrap_label"):
+        return f"{tag}\n"
+    id_ = widget["attrs"].get("id")
+    label_for = f' for="{_show(id_)}"' if id_ else ""
+    return f"<label{label_for}>{tag}\n {_show(widget['label'])}</label>"
+
+
+def _multiple_input(widget: dict) -> str | None:
+    """django/forms/widgets/multiple_input.html (radio.html and checkbox_select.html include
+    it), each option included as its template writes it; None when an option has a template
+    of its own."""
+    attrs = widget["attrs"]
+    id_, css = attrs.get("id"), attrs.get("class")
+    id_attr = f' id="{_show(id_)}"' if id_ else ""
+    class_attr = f' class="{_show(css)}"' if css else ""
+    out = [f"<div{id_attr}{class_attr}>"]
+    for group_name, group_choices, _ in widget["optgroups"]:
+        if group_name:
+            out.append(f"\n  <div><label>{_show(group_name)}</label>")
+        for option in group_choices:
+            after = _OPTIONS.get(option["template_name"])
+            if after is None:
+                return None
+            out.append(f"<div>\n    {_input_option(option)}{after}</div>")
+        if group_name:
+            out.append("\n  </div>")
+    out.append("\n</div>")
+    return "".join(out)
+
+
 #: Django's widget templates that hold nothing but a tag: written here in Python, the same HTML
 #: byte for byte as the template's (which Django's renderer strips; tests/test_widgets.py
 #: renders both). Each is a template render and an include of attrs.html (per option, in Django's
@@ -101,6 +145,12 @@ _PYTHON = {
     "django/forms/widgets/textarea.html": _textarea,
     "django/forms/widgets/select.html": lambda widget: _select(widget, "\n"),
     Select.template_name: lambda widget: _select(widget, ""),
+    # A radio button or checkbox of a RadioSelect or CheckboxSelectMultiple: {{ box.tag }}.
+    **{name: lambda widget: _input_option(widget).strip() for name in _OPTIONS},
+    # The whole RadioSelect or CheckboxSelectMultiple: {{ form.field }}.
+    "django/forms/widgets/multiple_input.html": _multiple_input,
+    "django/forms/widgets/radio.html": _multiple_input,
+    "django/forms/widgets/checkbox_select.html": _multiple_input,
     # Each of these is `{% include "django/forms/widgets/input.html" %}`.
     **{
         f"django/forms/widgets/{kind}.html": _input

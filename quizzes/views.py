@@ -270,8 +270,14 @@ def practice_start(request):
                 messages.info(request, note)
             return redirect("quizzes:practice_question", pk=attempt.pk, position=1)
     counts = Question.objects.published().subtopic_counts()
+    # each box with its subtopic's count (None: no published question), paired here once
+    # instead of a loop over every count inside the loop over the boxes
+    subtopics = [(box, counts.get(box.data["value"])) for box in form["subtopics"]]
     return render(
-        request, "quizzes/practice_start.html", {"form": form, "counts": counts}, status=200
+        request,
+        "quizzes/practice_start.html",
+        {"form": form, "counts": counts, "subtopics": subtopics},
+        status=200,
     )
 
 

@@ -129,7 +129,11 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "studyapp" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
-            "builtins": ["template_partials.templatetags.partials"],
+            # {% url %}: each address reversed once per process (studyapp/templatetags/kepturl.py)
+            "builtins": [
+                "template_partials.templatetags.partials",
+                "studyapp.templatetags.kepturl",
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",

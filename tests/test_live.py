@@ -326,6 +326,48 @@ def test_each_model_option_says_what_that_model_rejects(client, api):
     assert re.search(r'<option value="claude-haiku-5-5" selected data-rejects="enabled"', html)
 
 
+def test_the_model_table_and_pickers_follow_an_edited_catalogue_and_the_pages_language(
+    client, api, monkeypatch
+):
+    """What the live pages show of the catalogue is built once per language and catalogue
+    (forms.per_catalogue): an entry edited after a page was shown shows on the next one, and
+    each language gets its own words."""
+    from studyapp.agentloop import models
+
+    live = create(client)
+    row = re.compile(r"<code>claude-sonnet-5-5</code>.*?</tr>", re.S)
+    before = client.get("/sandbox/live/").content.decode()
+    assert "<td>400 error</td>" in row.search(before).group()
+    assert 'value="claude-sonnet-5-5" data-rejects="any tool enabled"' in before
+    polish = client.get("/pl/sandbox/live/").content.decode()
+    assert "(active)" not in polish and "(active)" in before
+    original = models.get_model("claude-sonnet-5-5")
+    edited = models.replace(
+        original,
+        forced_tool_choice=models.FORCED_OK,
+        status="deprecated",
+        retires=models.get_model("claude-opus-4-5").retires,
+    )
+    monkeypatch.setitem(models._BY_ID, "claude-sonnet-5-5", edited)
+    after = client.get("/sandbox/live/").content.decode()
+    assert "<td>accepted (with adaptive thinking" in row.search(after).group()
+    assert 'value="claude-sonnet-5-5" data-rejects="enabled"' in after
+    assert "claude-sonnet-5-5 (deprecated, retires 2027-01-22)" in after
+    fork = client.get(f"/sandbox/live/{live.pk}/").content.decode()
+    assert "claude-sonnet-5-5 (deprecated, retires 2027-01-22)" in fork
+    monkeypatch.setitem(models._BY_ID, "claude-sonnet-5-5", original)
+    again = client.get("/sandbox/live/").content.decode()
+    assert again == before.replace(*_csrf(before, again))
+
+
+def _csrf(one: str, two: str) -> tuple[str, str]:
+    """The CSRF token of each page (the one part of the page that differs per request)."""
+    tokens = [
+        re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', h).group(1) for h in (one, two)
+    ]
+    return tokens[0], tokens[1]
+
+
 def test_a_guards_reason_reads_in_the_pages_language(client, api):
     """The runner keeps a guard's reason as a message id with its values: the run's page words it
     in Polish or Chinese (numbers grouped per locale), English stays exactly as the runner wrote."""

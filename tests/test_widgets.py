@@ -66,7 +66,11 @@ ATTRS = [
 ]
 
 
-@pytest.mark.parametrize("template_name", sorted(n for n in _PYTHON if "select" not in n))
+#: the one-tag widgets (the selects, radio buttons and checkboxes have tests of their own below)
+ONE_TAG = sorted(n for n in _PYTHON if not re.search(r"select|option|radio\.html|multiple", n))
+
+
+@pytest.mark.parametrize("template_name", ONE_TAG)
 def test_every_python_widget_writes_what_its_template_writes(template_name):
     kind = template_name.rsplit("/", 1)[1].removesuffix(".html")
     for value in VALUES:
@@ -130,3 +134,56 @@ def test_the_editor_field_tag_links_label_help_and_errors_to_the_control():
     check = field(form["ok"])
     assert '<div class="field field-check">' in check and "field-errors" not in check
     assert check.index("<input") < check.index('<label for="id_ok">Ok</label>')
+
+
+OPTION_CHOICES = [
+    ("a", "Plain"),
+    ('q"<x>', 'A <b>"quoted"</b> & label'),
+    ("The loop", [("stop", "Stop"), ("pause", mark_safe("<i>pause</i>"))]),
+    (3, 2.5),
+]
+
+
+@pytest.mark.parametrize("widget_class", [forms.RadioSelect, forms.CheckboxSelectMultiple])
+def test_radio_buttons_and_checkboxes_in_python_write_what_their_templates_write(widget_class):
+    class OwnOption(widget_class):
+        option_template_name = "core/widgets/select.html"  # not one of Django's option templates
+
+    for value in (None, "a", ["a", "pause"], 'q"<x>', "3"):
+        for attrs in [*ATTRS, {"id": 'id_"w"', "class": "check-grid"}, {"class": "c"}]:
+            widget = widget_class(choices=OPTION_CHOICES, attrs=attrs)
+            context = widget.get_context('w<"x">', value, None)
+            # the whole widget ({{ form.field }}), from radio.html / checkbox_select.html
+            name = widget.template_name
+            assert FormRenderer().render(name, context) == DjangoTemplates().render(
+                name, context
+            ), (value, attrs)
+            # each option on its own ({{ box.tag }}, with its label around it or not)
+            for group in context["widget"]["optgroups"]:
+                for option in group[1]:
+                    for wrap_label in (False, True, None):
+                        data = {"widget": {**option, "wrap_label": wrap_label}}
+                        for name in (
+                            option["template_name"],
+                            "django/forms/widgets/input_option.html",
+                        ):
+                            assert FormRenderer().render(name, data) == DjangoTemplates().render(
+                                name, data
+                            ), (value, attrs, option["value"], wrap_label)
+        # an option with a template of its own is rendered from the templates
+        own = OwnOption(choices=OPTION_CHOICES)
+        assert own.render("w", value) == own.render("w", value, renderer=DjangoTemplates())
+
+
+def test_the_practice_forms_radio_buttons_and_checkboxes_are_what_djangos_templates_write():
+    from quizzes.forms import PracticeForm
+
+    data = {"subtopics": ["guards", "tool-choice"], "which": "missed"}
+    ours, django = PracticeForm(data), PracticeForm(data, renderer=DjangoTemplates())
+    for name in ("subtopics", "which"):
+        assert [box.tag() for box in ours[name]] == [box.tag() for box in django[name]]
+        assert str(ours[name]) == str(django[name])
+    assert (
+        '<input type="radio" name="which" value="missed" required id="id_which_2" checked>'
+        in str(ours["which"])
+    )

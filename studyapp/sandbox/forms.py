@@ -57,8 +57,39 @@ class GreyableSelect(forms.Select):
         return option
 
 
+#: What per_catalogue() built, by name, language, day and the catalogue's entries.
+_built: dict[tuple, tuple] = {}
+
+
+def per_catalogue(name: str, build, *args):
+    """``build(*args)``, computed once per language, day and set of model catalogue entries
+    instead of on every page: the live pages' model tables and pickers are the catalogue's
+    texts (about a hundred gettext calls a page). An entry replaced in the catalogue (a test
+    edits one) is a new key; the entries are kept with what was built, so their ids stay
+    theirs while the key is kept."""
+    import datetime as dt
+
+    from django.utils.translation import get_language
+
+    from studyapp.agentloop import models
+
+    live = models.live_models()
+    rules = [models.get_model(a) for a in args]
+    key = (name, get_language(), dt.date.today(), *map(id, live), None, *map(id, rules), *args)
+    kept = _built.get(key)
+    if kept is None:
+        if len(_built) >= 512:
+            _built.clear()
+        kept = _built[key] = (live, rules, build(*args))
+    return kept[2]
+
+
 def model_limits(model: str) -> tuple[list[str], str]:
     """Start-form values ``model`` rejects (tool_choice and thinking) and why, in one sentence."""
+    return per_catalogue("model-limits", _model_limits, model)
+
+
+def _model_limits(model: str) -> tuple[list[str], str]:
     from studyapp.agentloop import models
 
     rules = models.get_model(model)
@@ -78,18 +109,34 @@ def model_limits(model: str) -> tuple[list[str], str]:
     return rejected, (f"{model} rejects " + ", ".join(why) + ".") if why else ""
 
 
+def _every_model_limits() -> dict[str, tuple[list[str], str]]:
+    from studyapp.agentloop import models
+
+    return {m.id: _model_limits(m.id) for m in models.live_models()}
+
+
 class ModelSelect(forms.Select):
     """The model picker; each option says what that model rejects (site.js greys it out)."""
 
+    def get_context(self, name, value, attrs):
+        # what every offered model rejects, looked up once per render, not once per option
+        self._limits = per_catalogue("every-model-limits", _every_model_limits)
+        return super().get_context(name, value, attrs)
+
     def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
         option = super().create_option(name, value, label, selected, index, subindex, attrs)
-        rejected, why = model_limits(value)
+        limits = getattr(self, "_limits", {})
+        rejected, why = limits[value] if value in limits else model_limits(value)
         option["attrs"]["data-rejects"] = " ".join(rejected)
         option["attrs"]["data-why"] = why
         return option
 
 
 def model_choices():
+    return list(per_catalogue("model-choices", _model_choices))
+
+
+def _model_choices():
     from studyapp.agentloop import models
 
     return [(m.id, f"{m.id} ({m.status_text()})") for m in models.live_models()]

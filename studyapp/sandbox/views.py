@@ -8,11 +8,13 @@ import logging
 import secrets
 from collections import OrderedDict
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.template.loader import render_to_string
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
@@ -126,8 +128,34 @@ def _run_url(run: Run, name: str) -> str:
     return reverse(f"sandbox:{name}", args=[run.key])
 
 
+#: The run list as sandbox/index.html#run-list renders it, by tag, language and where URLs
+#: point, each with the runs it shows; for the runs in ``_run_lists_of`` (new runs: afresh).
+_run_lists: dict[tuple, tuple[dict, str]] = {}
+_run_lists_of: list[dict | None] = [None]
+RUN_LISTS_MAX = 256  # languages × tags: a few dozen
+
+
+def _run_list(library_runs: dict, runs: list, tag: str) -> str:
+    """The library's run list (about 400 template nodes for two dozen runs) rendered once per
+    tag and language instead of on every visit: it holds nothing of the visitor, only the
+    library's runs (a changed file gives a new dict of them, and the lists kept are dropped)
+    and this language's words and URLs."""
+    if _run_lists_of[0] is not library_runs:
+        _run_lists.clear()
+        _run_lists_of[0] = library_runs
+    key = (tag, get_language(), get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
+    kept = _run_lists.get(key)
+    if kept is None or kept[0] is not library_runs:  # (a list another thread rendered late)
+        html = render_to_string("sandbox/index.html#run-list", {"runs": runs, "tag": tag})
+        if len(_run_lists) >= RUN_LISTS_MAX:
+            _run_lists.clear()
+        kept = _run_lists[key] = (library_runs, html)
+    return mark_safe(kept[1])  # noqa: S308 - our template's autoescaped output
+
+
 def sandbox_index(request):
-    runs = sorted(library().runs().values(), key=lambda r: r.title)
+    library_runs = library().runs()
+    runs = sorted(library_runs.values(), key=lambda r: r.title)
     owner = get_owner(request, create=False)
     uploads = list(UploadedRun.objects.owned_by(owner).only("pk", "title", "created_at"))
     tag = request.GET.get("tag", "")
@@ -137,7 +165,13 @@ def sandbox_index(request):
     return render(
         request,
         "sandbox/index.html",
-        {"runs": runs, "uploads": uploads, "tags": tags, "tag": tag},
+        {
+            "runs": runs,
+            "run_list": _run_list(library_runs, runs, tag),
+            "uploads": uploads,
+            "tags": tags,
+            "tag": tag,
+        },
     )
 
 
@@ -343,6 +377,7 @@ def step_context(request, run: Run, n: int) -> dict:
         "is_last": is_last,
         "capped": capped,
         "listing": reference.listing(turn.stop_reason, turn.action, capped),
+        "listing_html": reference.listing_html(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
         "appended_json": _lean_json(turn.appended) if turn.appended is not None else "",

@@ -20,7 +20,7 @@ from studyapp.agentloop import demo, models, runner, runner_checks
 
 from . import jobs, keys
 from . import live as services
-from .forms import ForkForm, LiveForm, OwnKeyForm
+from .forms import ForkForm, LiveForm, OwnKeyForm, per_catalogue
 from .models import LiveJob, LiveRun
 from .views import step_context
 from .words import said, stored_words
@@ -136,7 +136,12 @@ def live_index(request):
 
 
 def model_table() -> list[dict]:
-    """What each model served today accepts, for the start page (from the model catalogue)."""
+    """What each model served today accepts, for the start page (from the model catalogue,
+    built once per language and catalogue: forms.per_catalogue)."""
+    return per_catalogue("model-table", _model_table)
+
+
+def _model_table() -> list[dict]:
     return [
         {
             "id": m.id,
