@@ -12,6 +12,7 @@ from core import i18n
 from core.prepared import prepared
 from quizzes import bank, importing, kinds, translations
 from quizzes.models import Question
+from quizzes.signals import announce_bank_changed
 from studyapp.agentloop import catalogue
 
 from . import forms
@@ -91,6 +92,7 @@ def question_publish(*, question: Question) -> Question:
     question.status = Question.Status.PUBLISHED
     question.content_hash = bank.content_hash(parsed)
     question.save(update_fields=["status", "content_hash"])
+    announce_bank_changed()
     return question
 
 

@@ -15,6 +15,7 @@ from core.rendering import render_inline, render_markdown
 
 from . import kinds, schema, translations
 from .models import Option, Question, new_key
+from .signals import announce_bank_changed
 
 
 @dataclass
@@ -93,6 +94,7 @@ def save_question(parsed: dict[str, Any], *, origin: str = Question.Origin.FILE)
     Option.objects.bulk_create(options)
     if current is not None:  # its translations follow, stale until brought up to date
         translations.carry_over(current, question)
+    announce_bank_changed()
     return question
 
 
@@ -107,6 +109,8 @@ def create_questions(parsed: list[dict[str, Any]], *, origin: str = Question.Ori
             o.question = question
             options.append(o)
     Option.objects.bulk_create(options)
+    if questions:
+        announce_bank_changed()
     return questions
 
 

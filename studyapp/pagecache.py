@@ -10,8 +10,10 @@ static/js/site.js), so one rendering can serve every anonymous visitor:
 - the rendered page is kept in Django's cache (``settings.PAGE_CACHE_ALIAS``: Redis when
   ``CACHE_URL`` is set, shared by every app server), keyed by the content version, the URL, the
   language and the htmx request header;
-- ``manage.py loadcontent`` calls :func:`bump_content_version`, which moves every key at once:
-  nothing stale is served after a content reload, on any server (each process re-reads the
+- ``manage.py loadcontent`` calls :func:`bump_content_version`, which moves every key at once,
+  and so does a question written, published or imported in the browser (quizzes'
+  ``bank_changed``, sent when its transaction commits: note pages end with questions of the
+  bank): nothing stale is served after a content change, on any server (each process re-reads the
   version at most every ``settings.PAGE_CACHE_VERSION_SECONDS`` and keeps its hottest pages in
   its own memory, so a cached page costs no round trip to Redis).
 

@@ -281,3 +281,46 @@ def test_only_shared_pages_look_in_the_cache(client, monkeypatch):
         client.get(url)
     assert len(reads) == 3
     assert client.get("/pl/glossary/").headers["X-Page-Cache"] == "hit"
+
+
+@pytest.mark.django_db
+def test_a_question_published_in_the_browser_reaches_the_cached_note_pages(
+    client, notes_dir, django_capture_on_commit_callbacks
+):
+    """A note page ends with check-yourself questions from the bank: an anonymous reader must
+    not be served the cached page without the question an author just published (or with the
+    version an author just replaced) for PAGE_CACHE_SECONDS. A preview writes nothing."""
+    from authoring import services
+    from quizzes.models import Question
+
+    from .factories import parse_question
+
+    (notes_dir / "01-sample.md").write_text(note_text(subtopics="[guards]"))
+    draft = bank_save({**parse_question("single", "cached-q", "guards"), "status": "draft"})
+    before = client.get("/notes/sample/")
+    assert before.headers["X-Page-Cache"] == "miss" and draft.stem_html not in before.text
+    assert client.get("/notes/sample/").headers["X-Page-Cache"] == "hit"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.preview({**services.question_parsed(draft), "stem": "Changed."}, str)
+    assert client.get("/notes/sample/").headers["X-Page-Cache"] == "hit"  # nothing was written
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.question_publish(question=draft)
+    after = client.get("/notes/sample/")
+    assert after.headers["X-Page-Cache"] == "miss" and draft.stem_html in after.text
+    assert after.headers["ETag"] != before.headers["ETag"]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        published = Question.objects.get(pk=draft.pk)
+        parsed = {**services.question_parsed(published), "stem": "A new wording of the stem."}
+        services.question_save(parsed=parsed, publish=True)
+    again = client.get("/notes/sample/")
+    assert "A new wording of the stem." in again.text and draft.stem_html not in again.text
+    assert Question.objects.current().get(slug="cached-q").version == 2
+
+
+def bank_save(parsed):
+    from quizzes import bank
+
+    return bank.save_question(parsed)
