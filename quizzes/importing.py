@@ -36,6 +36,7 @@ from .formats import (
     yamlfmt,
 )
 from .models import Question
+from .signals import announce_bank_changed
 
 READERS = {"gift": gift.parse, "moodlexml": moodlexml.parse, "aiken": aiken.parse}
 WRITERS = {"gift": gift.export, "moodlexml": moodlexml.export, "yaml": yamlfmt.export}
@@ -247,6 +248,8 @@ def import_apply(preview: Preview) -> Preview:
             english = question_to_bank(question)
             for lang, entry in row.parsed["translations"].items():
                 translations.upsert(question, lang, entry, english)
+    # (a new version announces itself; a translation alone is news for the pages too)
+    announce_bank_changed()
     logger.info(
         "imported questions: %d created, %d updated, %d unchanged, %d skipped",
         preview.count("create"),

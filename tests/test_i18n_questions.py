@@ -375,3 +375,29 @@ def test_a_scenario_brief_is_shown_through_gettext(client, learner, monkeypatch)
     html = client.get(f"/pl/practice/{attempt.pk}/1/").content.decode()
     assert "PL[Customer support agent]" in html
     assert "lookup_order" in html  # tool names are never translated
+
+
+def test_an_import_that_brings_only_translations_moves_the_cached_pages(
+    content, django_capture_on_commit_callbacks
+):
+    """Note pages show questions in the page's language: an import whose questions are all
+    unchanged but whose translations are new must still announce the bank changed."""
+    from quizzes import importing
+    from quizzes.signals import bank_changed
+
+    text, _ = importing.export_questions("yaml", importing.exportable())
+    QuestionTranslation.objects.all().delete()
+    preview = importing.import_preview(text, "yaml")
+    assert {r.action for r in preview.rows} == {"unchanged"}
+    heard = []
+
+    def listen(**kwargs):
+        heard.append(kwargs)
+
+    bank_changed.connect(listen)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            importing.import_apply(preview)
+    finally:
+        bank_changed.disconnect(listen)
+    assert QuestionTranslation.objects.count() == 4 and heard

@@ -218,12 +218,17 @@ class NoteLibrary:
         lists them; read with os.scandir, the Paths made only when the listing changes (a
         glob and a Path.stat per file cost twice as much, on every request that reads a note)."""
         try:
-            with os.scandir(self.directory) as entries:
-                listing = sorted(
-                    (e.name, e.stat().st_mtime) for e in entries if e.name.endswith(".md")
-                )
+            with os.scandir(self.directory) as found:
+                entries = list(found)
         except (FileNotFoundError, NotADirectoryError, PermissionError):
-            listing = []  # (glob finds nothing in a folder it cannot list)
+            entries = []  # (glob finds nothing in a folder it cannot list)
+        # glob's "*" skips hidden names (an editor's lock file ".#01-x.md" is a dangling link);
+        # a file that can't be read is an error of this request, not an empty library
+        listing = sorted(
+            (e.name, e.stat().st_mtime)
+            for e in entries
+            if e.name.endswith(".md") and not e.name.startswith(".")
+        )
         if listing != self._listing[0]:
             self._listing = (listing, tuple((self.directory / n, m) for n, m in listing))
         return self._listing[1]
