@@ -116,11 +116,12 @@ def report_create(*, question: Question, owner, text: str) -> ProblemReport:
     )
 
 
-def _current_version(slug: str) -> Question | None:
-    """``Question.objects.current().filter(slug=slug).first()``, compiled once per process."""
+def current_version(slug: str) -> Question | None:
+    """The slug's current version (at most one: the one_current_version constraint), or None;
+    ``Question.objects.current().filter(slug=slug)`` compiled once per process."""
     query = prepared(
         ("author-current-version",),
-        lambda slug: Question.objects.current().filter(slug=slug).order_by("pk")[:1],
+        lambda slug: Question.objects.current().filter(slug=slug),
         slug="\x00stand-in slug",
     )
     return query.first(slug=slug)
@@ -141,7 +142,7 @@ def report_close(*, report: ProblemReport, outcome: str, by, note: str = "") -> 
     report.resolution_note = note
     report.fixed_in_version = None
     if outcome == ProblemReport.Status.RESOLVED:
-        current = _current_version(report.question.slug)
+        current = current_version(report.question.slug)
         if current is not None and current.version > report.question.version:
             report.fixed_in_version = current.version
     report.save(

@@ -253,13 +253,7 @@ def question_new(request):
 @instructor_required
 @require_http_methods(["GET", "POST"])
 def question_edit(request, slug: str):
-    # current().get(slug=…) compiled once per process; its options prefetched as before
-    query = prepared(
-        ("author-edit-question",),
-        lambda slug: Question.objects.current().filter(slug=slug),
-        slug="\x00stand-in slug",
-    )
-    question = query.first(slug=slug)
+    question = services.current_version(slug)  # its options prefetched as before
     if question is None:
         raise Http404("No Question matches the given query.")
     prefetch_related_objects([question], "options")

@@ -276,7 +276,7 @@ def practice_start(request):
     return render(
         request,
         "quizzes/practice_start.html",
-        {"form": form, "counts": counts, "subtopics": subtopics},
+        {"form": form, "subtopics": subtopics},
         status=200,
     )
 

@@ -15,7 +15,6 @@ from django.http import HttpRequest
 from django.template.base import Template
 from django.test import Client
 from django.test.client import ClientHandler
-from django.test.signals import setting_changed
 from django.test.utils import instrumented_test_render
 
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
@@ -97,9 +96,11 @@ def _middleware_built_once(self, is_async=False):
     0.55 ms, more than the ``/healthz`` request that followed it, and the suite makes thousands
     of clients. As in production, where one process's chain serves every visitor, clients then
     share one chain (it keeps no visitor's state: each client still has its own cookies and
-    session). Any setting change (pytest-django's ``settings``, ``override_settings``, both
-    ways) forgets it, and a test's own URLconf (``@pytest.mark.urls``) gets its own, so a
-    middleware that reads settings or resolves paths when built always sees the current ones."""
+    session). A setting change (pytest-django's ``settings``, ``override_settings``, both
+    ways) puts another settings object in place, and a test's own URLconf
+    (``@pytest.mark.urls``, assigned without a signal) is in the key too: each gets a chain of
+    its own, so a middleware that reads settings or resolves paths when built always sees the
+    current ones."""
     if is_async:
         return _DJANGO_LOAD_MIDDLEWARE(self, is_async)
     key = (settings._wrapped, settings.ROOT_URLCONF, tuple(settings.MIDDLEWARE))
@@ -122,12 +123,7 @@ def _middleware_built_once(self, is_async=False):
     ) = built
 
 
-def _forget_the_middleware(**kwargs):
-    _BUILT_MIDDLEWARE.clear()
-
-
 ClientHandler.load_middleware = _middleware_built_once
-setting_changed.connect(_forget_the_middleware, dispatch_uid="tests-forget-the-middleware")
 
 #: Template rendering as Django defines it, before its test environment wraps it.
 _PLAIN_RENDER = Template._render

@@ -158,20 +158,15 @@ def test_the_compiled_owned_queries_read_what_owned_by_reads(
         )
         assert objects == orm and [pk for (pk,) in pks] == [r.pk for r in orm] and orm
         assert all(type(o) is model for o in objects)
+
+        def by_pk(o, pk, model=model):
+            return o(model.objects).filter(pk=pk)
+
         for row in model.objects.all():  # one row by pk: mine, or None
-            one = owned_object(
-                f"test-{model._meta.label}-one",
-                owner,
-                lambda o, pk: o(model.objects).filter(pk=pk),
-                pk=row.pk,
-            )
+            one = owned_object(f"test-{model._meta.label}-one", owner, by_pk, pk=row.pk)
             assert one == (row if row in orm else None)
-        huge = owned_object(  # beyond the column: the ORM's answer (no row), not an error
-            f"test-{model._meta.label}-one",
-            owner,
-            lambda o, pk: o(model.objects).filter(pk=pk),
-            pk=2**40,
-        )
+        # beyond the column: the ORM's answer (no row), not an error
+        huge = owned_object(f"test-{model._meta.label}-one", owner, by_pk, pk=2**40)
         assert huge is None
     with django_assert_num_queries(0):
         nobody = Owner(None, "")

@@ -291,12 +291,15 @@ def test_a_question_published_in_the_browser_reaches_the_cached_note_pages(
     not be served the cached page without the question an author just published (or with the
     version an author just replaced) for PAGE_CACHE_SECONDS. A preview writes nothing."""
     from authoring import services
+    from quizzes import bank
     from quizzes.models import Question
 
     from .factories import parse_question
 
     (notes_dir / "01-sample.md").write_text(note_text(subtopics="[guards]"))
-    draft = bank_save({**parse_question("single", "cached-q", "guards"), "status": "draft"})
+    draft = bank.save_question(
+        {**parse_question("single", "cached-q", "guards"), "status": "draft"}
+    )
     before = client.get("/notes/sample/")
     assert before.headers["X-Page-Cache"] == "miss" and draft.stem_html not in before.text
     assert client.get("/notes/sample/").headers["X-Page-Cache"] == "hit"
@@ -318,9 +321,3 @@ def test_a_question_published_in_the_browser_reaches_the_cached_note_pages(
     again = client.get("/notes/sample/")
     assert "A new wording of the stem." in again.text and draft.stem_html not in again.text
     assert Question.objects.current().get(slug="cached-q").version == 2
-
-
-def bank_save(parsed):
-    from quizzes import bank
-
-    return bank.save_question(parsed)

@@ -66,7 +66,13 @@ def listing_html(stop_reason: str | None, action: str | None, capped: bool = Fal
     """The listing's lines as the decision panel shows them (a ``<span class="line">`` each,
     the branch's marked ``is-active``), written once per branch instead of a template loop of
     23 lines on every step page."""
-    return _listing_html("cap" if capped else branch_for(stop_reason, action))
+    active = "cap" if capped else branch_for(stop_reason, action)
+    # an uploaded run's own stop_reason marks no line: one string for all of them, so a
+    # visitor's made-up values never add to what is kept
+    return _listing_html(active if active in _BRANCHES else "")
+
+
+_BRANCHES = {branch for _, branch in REFERENCE_LOOP if branch}
 
 
 @cache  # one per branch: a dozen strings

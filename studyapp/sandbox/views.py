@@ -144,9 +144,10 @@ def _run_list(library_runs: dict, runs: list, tag: str) -> str:
         _run_lists.clear()
         _run_lists_of[0] = library_runs
     key = (tag, get_language(), get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
+    # (a tag no run has gives the empty list: one key for all, whatever a visitor types)
     kept = _run_lists.get(key)
     if kept is None or kept[0] is not library_runs:  # (a list another thread rendered late)
-        html = render_to_string("sandbox/index.html#run-list", {"runs": runs, "tag": tag})
+        html = render_to_string("sandbox/index.html#run-list", {"runs": runs})
         if len(_run_lists) >= RUN_LISTS_MAX:
             _run_lists.clear()
         kept = _run_lists[key] = (library_runs, html)
@@ -166,8 +167,7 @@ def sandbox_index(request):
         request,
         "sandbox/index.html",
         {
-            "runs": runs,
-            "run_list": _run_list(library_runs, runs, tag),
+            "run_list": _run_list(library_runs, runs, tag if tag in tags or not tag else "\x00"),
             "uploads": uploads,
             "tags": tags,
             "tag": tag,
@@ -376,7 +376,6 @@ def step_context(request, run: Run, n: int) -> dict:
         "action": action,
         "is_last": is_last,
         "capped": capped,
-        "listing": reference.listing(turn.stop_reason, turn.action, capped),
         "listing_html": reference.listing_html(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
