@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -30,6 +28,7 @@ from django_htmx.middleware import HtmxDetails
 from core import i18n
 from core.owners import get_owner
 from core.prepared import prepared
+from core.urlcache import kept_reverse, reverse_ints
 from quizzes import grading, importing, kinds, presentation, stats, translations
 from quizzes.models import Attempt, Question
 from quizzes.templatetags.quiz_tags import code_word
@@ -400,40 +399,19 @@ def reports(request: HtmxHttpRequest):
     )
 
 
-def _address(name: str, *stand_ins) -> Callable[..., str]:
-    """``reverse(name, args=values)`` for many rows: reversed once with stand-ins of the same
-    converters, each row's values written in their place. The values are slugs and numbers,
-    which reverse() writes as they are."""
-    url = reverse(name, args=stand_ins)
-    parts = [url]
-    for stand_in in map(str, stand_ins):
-        head, sep, tail = parts.pop().partition(stand_in)
-        assert sep and stand_in not in tail, url  # each stand-in once, in order
-        parts += [head, tail]
-
-    def address(*values) -> str:
-        out = parts[0]
-        for value, part in zip(values, parts[1:], strict=True):
-            out += f"{value}{part}"
-        return out
-
-    return address
-
-
 def _triage_rows(reports) -> None:
     """What each row of the triage list writes about its report, worked out once here instead
     of by the row's tags (two or four {% url %}, three numbers localised by {% blocktranslate %}
     and {{ }}, a date formatted twice: about 1 ms a row, 50 rows a page). Numbers are written as
     Django localises them with USE_THOUSAND_SEPARATOR off; dates in the current time zone, as
     the date filter does (``|date:"c"`` is isoformat())."""
-    edit = _address("author:question_edit", "stand-in-slug")
-    version = _address("author:question_version", "stand-in-slug", 2_000_000_001)
-    resolve = _address("author:report_resolve", 2_000_000_002)
     for report in reports:
         question = report.question
-        report.edit_url = edit(question.slug)
-        report.version_url = version(question.slug, question.version)
-        report.resolve_url = resolve(report.pk)
+        report.edit_url = kept_reverse("author:question_edit", args=[question.slug])
+        report.version_url = kept_reverse(
+            "author:question_version", args=[question.slug, question.version]
+        )
+        report.resolve_url = reverse_ints("author:report_resolve", report.pk)
         report.pk_text, report.version_text = str(report.pk), str(question.version)
         created = timezone.localtime(report.created_at)
         report.created_iso = created.isoformat()

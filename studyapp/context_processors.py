@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.templatetags.static import static
-from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
-from django.utils.translation import get_language
+from django.urls import NoReverseMatch, reverse
+
+from core import urlcache
 
 #: name in templates -> URL name; a name the URLconf lacks gives "" (the link is left out)
 FIXED = {
@@ -35,7 +36,7 @@ def _reverse(name: str) -> str:
 
 def site_urls(request) -> dict:
     # By language too: under i18n_patterns a URL carries the language's prefix (/pl/...).
-    key = (get_urlconf(), get_script_prefix(), get_language())
+    key = urlcache.where()
     urls = _resolved.get(key)
     if urls is None:
         urls = {short: _reverse(name) for short, name in FIXED.items()}

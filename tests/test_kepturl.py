@@ -9,7 +9,8 @@ from django.test import override_settings
 from django.urls import NoReverseMatch, clear_script_prefix, reverse, set_script_prefix
 from django.utils import translation
 
-from studyapp.templatetags.kepturl import KeptURLNode, _kept
+from core.urlcache import _kept
+from studyapp.templatetags.kepturl import KeptURLNode
 
 ENGINE = engines["django"]
 TEMPLATE = (

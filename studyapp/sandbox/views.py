@@ -8,19 +8,18 @@ import logging
 import secrets
 from collections import OrderedDict
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core import i18n, today
+from core import i18n, today, urlcache
 from core.i18n import generated
 from core.owners import get_owner, owned_object
 from studyapp.agentloop import catalogue
@@ -143,7 +142,7 @@ def _run_list(library_runs: dict, runs: list, tag: str) -> str:
     if _run_lists_of[0] is not library_runs:
         _run_lists.clear()
         _run_lists_of[0] = library_runs
-    key = (tag, get_language(), get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF)
+    key = (tag, *urlcache.where())
     # (a tag no run has gives the empty list: one key for all, whatever a visitor types)
     kept = _run_lists.get(key)
     if kept is None or kept[0] is not library_runs:  # (a list another thread rendered late)

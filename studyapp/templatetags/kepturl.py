@@ -1,4 +1,5 @@
-"""``{% url %}``, each address reversed once per process instead of on every render.
+"""``{% url %}``, each address reversed once per process (core.urlcache.kept_reverse) instead
+of on every render.
 
 A template builtin (settings.TEMPLATES), so every ``{% url %}`` is this one. Django's tag calls
 ``reverse()`` on every render: about 30 µs each, and the sandbox's run list alone has 51 of them
@@ -13,49 +14,14 @@ and raises (or gives "" with ``as``) every time, as before.
 from __future__ import annotations
 
 from django import template
-from django.conf import settings
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.template.defaulttags import URLNode
 from django.template.defaulttags import url as django_url
-from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
+from django.urls import NoReverseMatch
 from django.utils.html import conditional_escape
-from django.utils.translation import get_language
+
+from core.urlcache import kept_reverse
 
 register = template.Library()
-
-_kept: dict[tuple, str] = {}
-MAX_KEPT = 4096  # addresses of objects (runs, uploads, attempts) come and go: cleared when full
-
-
-def kept_reverse(view_name, args=(), kwargs=None, current_app=None) -> str:
-    """``reverse()``'s answer, kept per process under everything it depends on."""
-    try:
-        key = (
-            view_name,
-            tuple((type(a), a) for a in args),
-            tuple((k, type(v), v) for k, v in kwargs.items()) if kwargs else (),
-            current_app,
-            get_urlconf() or settings.ROOT_URLCONF,  # the URLconf reverse() reads
-            get_script_prefix(),
-            get_language(),
-        )
-        url = _kept.get(key)
-    except TypeError:  # an argument that can't be a key (unhashable): reversed as Django does
-        return reverse(view_name, args=args, kwargs=kwargs, current_app=current_app)
-    if url is None:
-        url = reverse(view_name, args=args, kwargs=kwargs, current_app=current_app)
-        if len(_kept) >= MAX_KEPT:
-            _kept.clear()
-        _kept[key] = url
-    return url
-
-
-@receiver(setting_changed)
-def _forget_on_url_settings(setting, **kwargs) -> None:
-    """A test that changes what URLs are (override_settings) starts from nothing kept."""
-    if setting in {"ROOT_URLCONF", "FORCE_SCRIPT_NAME", "LANGUAGES", "LANGUAGE_CODE"}:
-        _kept.clear()
 
 
 class KeptURLNode(URLNode):
