@@ -240,14 +240,8 @@ def pytest_runtest_call(item):
         Template._render = _PLAIN_RENDER
 
 
-@pytest.fixture(autouse=True)
-def _fresh_start():
-    """Every test starts with empty caches: cached pages, sessions, counts and question versions
-    of one test never answer another's requests. It starts and ends in Django's default
-    language: LocaleMiddleware activates a request's language and leaves it active in the
-    thread, and a /pl/ request must not make the next test's RequestFactory view render in
-    Polish. And with an empty mail outbox (pytest-django's ``_dj_autoclear_mailbox``, done here:
-    see ``pytest_collection_modifyitems``)."""
+def fresh_start() -> None:
+    """What ``_fresh_start`` does before every test (tests/test_harness.py calls it too)."""
     from django.core import mail
     from django.core.cache import caches
     from django.utils import translation
@@ -265,6 +259,19 @@ def _fresh_start():
     translation.deactivate()
     if hasattr(mail, "outbox"):
         mail.outbox.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_start():
+    """Every test starts with empty caches: cached pages, sessions, counts and question versions
+    of one test never answer another's requests. It starts and ends in Django's default
+    language: LocaleMiddleware activates a request's language and leaves it active in the
+    thread, and a /pl/ request must not make the next test's RequestFactory view render in
+    Polish. And with an empty mail outbox (pytest-django's ``_dj_autoclear_mailbox``, done here:
+    see ``pytest_collection_modifyitems``)."""
+    from django.utils import translation
+
+    fresh_start()
     yield
     translation.deactivate()
 

@@ -5,6 +5,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from django.conf import settings
 from django.http import HttpResponse
 from django.test import TestCase as DjangoTestCase
 from django.urls import path
@@ -194,12 +195,26 @@ def test_the_urls_mark_still_swaps_the_urlconf(client):
     assert client.get("/only-in-the-harness/").content == b"here"
 
 
-def test_the_urlconf_is_the_projects_again_after_a_test_marked_urls(client):
-    from django.urls import NoReverseMatch, reverse
+def test_a_urlconf_assigned_as_the_urls_mark_does_is_served_and_leaves_nothing_behind(
+    client, monkeypatch
+):
+    """What ``@pytest.mark.urls`` does (ROOT_URLCONF assigned, no signal) and undoes, in one
+    test, with the shared middleware chain: a client meanwhile is served that URLconf, and one
+    after it the project's."""
+    from django.test import Client
+    from django.urls import NoReverseMatch, clear_url_caches, reverse
 
+    assert client.get("/healthz").status_code == 200  # the project's chain, built
+    monkeypatch.setattr(settings, "ROOT_URLCONF", "tests.test_harness")
+    clear_url_caches()
+    assert Client().get("/only-in-the-harness/").content == b"here"
+    monkeypatch.undo()
+    clear_url_caches()
     with pytest.raises(NoReverseMatch):
         reverse("harness-only")
-    assert client.get("/healthz").status_code == 200
+    after = Client()
+    assert after.get("/only-in-the-harness/").status_code == 404
+    assert after.get("/healthz").status_code == 200
 
 
 def test_mailoutbox_still_starts_empty_and_collects_what_is_sent(mailoutbox):
@@ -210,12 +225,20 @@ def test_mailoutbox_still_starts_empty_and_collects_what_is_sent(mailoutbox):
     assert [m.subject for m in mailoutbox] == ["subject"]
 
 
-@pytest.mark.parametrize("turn", [1, 2])  # whichever runs second finds what the first left
-def test_every_test_starts_with_an_empty_outbox(turn):
+def test_every_test_starts_with_an_empty_outbox_the_default_language_and_empty_caches():
     from django.core import mail
+    from django.core.cache import cache
+    from django.utils import translation
 
-    assert getattr(mail, "outbox", []) == []
-    mail.outbox.append("left by this test")  # the next test must not see it
+    from tests.conftest import fresh_start
+
+    assert getattr(mail, "outbox", []) == []  # this test's own start
+    mail.outbox.append("left by a test")
+    translation.activate("pl")
+    cache.set("left-by-a-test", 1)
+    fresh_start()  # what the next test's autouse _fresh_start does first
+    assert mail.outbox == [] and cache.get("left-by-a-test") is None
+    assert translation.get_language() == settings.LANGUAGE_CODE
 
 
 def test_test_clients_share_one_middleware_chain_until_a_setting_changes(client, settings):
@@ -231,13 +254,13 @@ def test_test_clients_share_one_middleware_chain_until_a_setting_changes(client,
     assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
 
 
-@pytest.mark.parametrize("turn", [1, 2])  # whichever runs second builds after the other's change
-def test_a_settings_change_of_one_test_never_reaches_the_next_tests_clients(client, settings, turn):
-    assert client.get("/healthz")["Referrer-Policy"] == "same-origin"
-    settings.SECURE_REFERRER_POLICY = "no-referrer"
-    from django.test import Client
+def test_a_settings_change_reaches_the_clients_built_under_it_and_no_later_ones(client):
+    from django.test import Client, override_settings
 
-    assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
+    assert client.get("/healthz")["Referrer-Policy"] == "same-origin"
+    with override_settings(SECURE_REFERRER_POLICY="no-referrer"):
+        assert Client().get("/healthz")["Referrer-Policy"] == "no-referrer"
+    assert Client().get("/healthz")["Referrer-Policy"] == "same-origin"
 
 
 def test_the_render_cache_keeps_earlier_runs_texts_and_drops_the_least_recently_used():
