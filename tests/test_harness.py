@@ -446,3 +446,37 @@ def test_our_locale_middleware_chooses_the_language_djangos_chooses(path, header
 def test_the_site_runs_our_locale_middleware_where_djangos_was():
     assert "core.i18n.LocaleMiddleware" in settings.MIDDLEWARE
     assert "django.middleware.locale.LocaleMiddleware" not in settings.MIDDLEWARE
+
+
+@pytest.mark.django_db
+def test_foreign_keys_are_checked_at_the_end_of_a_test_that_wrote_a_row_only():
+    from django.contrib.auth.models import Group
+    from django.db import connection
+
+    case = DjangoTestCase.__new__(DjangoTestCase)
+    assert not case._should_check_constraints(connection)  # nothing written yet
+    assert Group.objects.filter(name="Instructors").exists()  # a read changes nothing
+    assert not case._should_check_constraints(connection)
+    Group.objects.filter(name="nobody").delete()  # a statement that changed no row
+    assert not case._should_check_constraints(connection)
+    Group.objects.create(name="harness-group")
+    assert case._should_check_constraints(connection)
+
+
+@pytest.mark.django_db
+def test_a_dangling_foreign_key_written_in_a_test_is_still_found_at_its_end():
+    from django.contrib.auth.models import Group
+    from django.db import IntegrityError, connection
+
+    group = Group.objects.create(name="harness-dangling")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO auth_group_permissions (group_id, permission_id) VALUES (%s, %s)",
+            [group.pk, 987654321],
+        )
+    case = DjangoTestCase.__new__(DjangoTestCase)
+    assert case._should_check_constraints(connection)
+    with pytest.raises(IntegrityError):
+        connection.check_constraints()
+    with connection.cursor() as cursor:  # leave the test as it found the table
+        cursor.execute("DELETE FROM auth_group_permissions WHERE permission_id = 987654321")
