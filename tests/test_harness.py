@@ -480,3 +480,48 @@ def test_a_dangling_foreign_key_written_in_a_test_is_still_found_at_its_end():
         connection.check_constraints()
     with connection.cursor() as cursor:  # leave the test as it found the table
         cursor.execute("DELETE FROM auth_group_permissions WHERE permission_id = 987654321")
+
+
+def test_settings_reads_see_every_change_as_django_makes_it(settings):
+    from django.conf import settings as live
+    from django.test import override_settings
+
+    before = live.PAGE_CACHE_SECONDS
+    assert "PAGE_CACHE_SECONDS" in live.__dict__  # kept after the first read
+    with override_settings(PAGE_CACHE_SECONDS=before + 7):
+        assert before + 7 == live.PAGE_CACHE_SECONDS
+    assert before == live.PAGE_CACHE_SECONDS
+    settings.PAGE_CACHE_SECONDS = before + 9  # pytest-django's fixture
+    assert before + 9 == live.PAGE_CACHE_SECONDS
+    del settings.PAGE_CACHE_SECONDS
+    with pytest.raises(AttributeError):
+        live.PAGE_CACHE_SECONDS  # noqa: B018
+    assert live.configured is True and not hasattr(live, "NO_SUCH_SETTING")
+
+
+@pytest.mark.django_db
+def test_force_login_leaves_one_session_row_that_signs_the_client_in(
+    client, django_user_model, django_assert_num_queries
+):
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.models import Session
+
+    user = django_user_model.objects.create_user("harness-login", password="pw-harness-123")
+    before = Session.objects.count()
+    # a key drawn unused, last_login, the row written once (in a savepoint)
+    with django_assert_num_queries(5):
+        client.force_login(user)
+    assert Session.objects.count() == before + 1
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    data = Session.objects.get(session_key=key).get_decoded()
+    assert data[SESSION_KEY] == str(user.pk)
+    assert data[BACKEND_SESSION_KEY] == settings.AUTHENTICATION_BACKENDS[0]
+    assert data[HASH_SESSION_KEY] == user.get_session_auth_hash()
+    user.refresh_from_db()
+    assert user.last_login is not None
+    response = client.get("/")
+    assert b"harness-login" in response.content
+    other = type(client)()
+    other.force_login(user)  # another browser: a session of its own
+    assert other.cookies[settings.SESSION_COOKIE_NAME].value != key
+    assert Session.objects.count() == before + 2
