@@ -624,12 +624,14 @@ def exam_results(request, pk: int):
         r.question = translations.localise(
             r.question, getattr(r, "tr_html", None), getattr(r, "tr_stale", None), lang
         ).question
+    token = get_token(request)  # one masked token for the page's forms, not one per form
     review = [
         {
             "response": r,
             "question": r.question,
             "fb": presentation.feedback(r.question, r.answer or {}, r.score, seed=attempt.seed),
             "rv": presentation.shown_response(r.question),
+            "report_box": versioncache.report_box(request, r.question, token),
         }
         for r in responses
         if show == "all"
@@ -641,13 +643,16 @@ def exam_results(request, pk: int):
     families = services.family_report(responses)
     for row in families:
         row["description"] = FAMILIES.get(row["family"], "")
+    subtopics = services.subtopic_report(responses)
+    for row in subtopics:
+        row["label"] = SUBTOPIC_LABELS.get(row["subtopic"], "")
     ctx = {
+        "csrf_token": token,
         "attempt": attempt,
         "scenarios": services.scenario_report(responses)
         if attempt.exam_format == Attempt.Format.CCAF
         else [],
-        "subtopics": services.subtopic_report(responses),
-        "subtopic_labels": SUBTOPIC_LABELS,
+        "subtopics": subtopics,
         "families": families,
         "review": review,
         "show": show,

@@ -59,6 +59,22 @@ def _selection(note: Note, named: tuple[str, ...], lang: str):
     return qs.order_by("here", "difficulty", "slug")[:PER_NOTE]
 
 
+def checkable(slug: str) -> Question | None:
+    """The published question ``slug`` if it can be answered under a note, with its
+    translation for the page and its options (one query; none for the options once this
+    process keeps them); the lookup compiled to SQL once per language (core/prepared.py)."""
+    lang = i18n.current()
+
+    def build(slug):
+        qs = Question.objects.published().filter(kind__in=INLINE_KINDS, slug=slug)
+        return translations.with_translation(qs, lang)
+
+    found = prepared(("note-check-question", lang), build, slug="\x00stand-in slug").first(
+        slug=slug
+    )
+    return versioncache.with_options(found) if found is not None else None
+
+
 def _localised(questions: list[Question], lang: str) -> list[Question]:
     """Each question in the page's language where a current translation exists."""
     return [
