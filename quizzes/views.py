@@ -269,7 +269,13 @@ def practice_start(request):
             if note:
                 messages.info(request, note)
             return redirect("quizzes:practice_question", pk=attempt.pk, position=1)
-    counts = Question.objects.published().subtopic_counts()
+    # Compiled to SQL once per process (core/prepared.py): building the aggregate was most of it.
+    counts = dict(
+        prepared_rows(
+            ("published-subtopic-counts",),
+            lambda: Question.objects.published().subtopic_counts_query(),
+        ).rows()
+    )
     # each box with its subtopic's count (None: no published question), paired here once
     # instead of a loop over every count inside the loop over the boxes
     subtopics = [(box, counts.get(box.data["value"])) for box in form["subtopics"]]
