@@ -624,8 +624,10 @@ def exam_results(request, pk: int):
     if show not in REVIEW_FILTERS:
         show = "all"
     lang = i18n.current()
-    rows = attempt.responses.select_related("question").prefetch_related("question__options")
+    rows = attempt.responses.select_related("question")
     responses = list(translations.with_translation(rows, lang, prefix="question__"))
+    # The options from the per-version cache: one query for the versions it lacks, none after.
+    versioncache.with_options_all([r.question for r in responses])
     for r in responses:  # each in the page's language where a current translation exists
         r.question = translations.localise(
             r.question, getattr(r, "tr_html", None), getattr(r, "tr_stale", None), lang
