@@ -343,6 +343,58 @@ def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix:
     }
 
 
+#: How many kept step panels one run holds (a 200-step run read in four languages, raw and not).
+PANELS_MAX = 2048
+
+
+class _Panels:
+    """The parts of a step page that depend only on the run, the step and the page
+    (sandbox/_step_panel.html: the response, its blocks and tool results, the decision panel,
+    the request): rendered once and kept with the run (``run.rendered``), so a library step or
+    an upload read again, by anyone, costs its navigation only. The key holds everything else
+    those parts read: raw mode, the language and URLconf (``urlcache.where``), the decision
+    panel's texts and rows as this request computed them, and how a live run ended. A live run
+    is a new Run on every request, so nothing of it is kept past its page."""
+
+    def __init__(self, run: Run, ctx: dict) -> None:
+        self.run, self.ctx = run, ctx
+
+    def _render(self, name: str) -> str:
+        ctx = self.ctx
+        key = (
+            "panel",
+            name,
+            ctx["turn"].index,
+            ctx["raw"],
+            bool(self.run.shared),
+            ctx.get("mode"),
+            str(ctx.get("ended_words") or ""),
+            ctx["capped"],
+            ctx["note"],
+            ctx["note_lang"],
+            repr(ctx["info"]),
+            repr(ctx["action"]),
+            repr(ctx["today_rows"]),
+            *urlcache.where(),
+        )
+        kept = self.run.rendered
+        html = kept.get(key)
+        if html is None:
+            html = render_to_string(f"sandbox/_step_panel.html#{name}", ctx)
+            if len(kept) >= PANELS_MAX:
+                kept.clear()
+            kept[key] = html
+        return mark_safe(html)  # noqa: S308 - our template's autoescaped output
+
+    @property
+    def panel(self) -> str:
+        return self._render("panel")
+
+    @property
+    def request(self) -> str:
+        return self._render("request")
+
+
 def step_context(request, run: Run, n: int) -> dict:
     turns = run.transcript.turns
     if not 1 <= n <= len(turns):
@@ -360,7 +412,7 @@ def step_context(request, run: Run, n: int) -> dict:
     # One reverse() for every step link: a 200-step run's chart links each of its bars.
     prefix = _step_url(run, 1).removesuffix("1/")
     series = run.usage_series
-    return {
+    ctx = {
         "run": run,
         "n": n,
         "total": len(turns),
@@ -400,6 +452,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "links": _run_links(run) if not run.live_pk else None,
         "response_json": _lean_json(turn.response),
     }
+    ctx["kept"] = _Panels(run, ctx)
+    return ctx
 
 
 def step(request, n: int, slug: str | None = None, pk: int | None = None):
