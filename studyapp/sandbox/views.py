@@ -356,6 +356,13 @@ class _Panels:
     panel's texts and rows as this request computed them, and how a live run ended. A live run
     is a new Run on every request, so nothing of it is kept past its page."""
 
+    TEMPLATES = {
+        "panel": "sandbox/_step_panel.html#panel",
+        "request": "sandbox/_step_panel.html#request",
+        "blocks": "sandbox/_blocks.html",  # predict mode's response
+        "decision": "sandbox/_decision.html",  # predict mode's verdict (ctx["mode"] is in the key)
+    }
+
     def __init__(self, run: Run, ctx: dict) -> None:
         self.run, self.ctx = run, ctx
 
@@ -380,7 +387,7 @@ class _Panels:
         kept = self.run.rendered
         html = kept.get(key)
         if html is None:
-            html = render_to_string(f"sandbox/_step_panel.html#{name}", ctx)
+            html = render_to_string(self.TEMPLATES[name], ctx)
             if len(kept) >= PANELS_MAX:
                 kept.clear()
             kept[key] = html
@@ -393,6 +400,14 @@ class _Panels:
     @property
     def request(self) -> str:
         return self._render("request")
+
+    @property
+    def blocks(self) -> str:
+        return self._render("blocks")
+
+    @property
+    def decision(self) -> str:
+        return self._render("decision")
 
 
 def step_context(request, run: Run, n: int) -> dict:
