@@ -220,6 +220,26 @@ def test_the_model_picker_lists_current_models_with_their_status(client, api):
     assert "What each model accepts today" in html
 
 
+def test_the_kept_start_form_follows_the_language_and_the_default_model(client, api, settings):
+    """The start form's fields are rendered once per language and default model and kept: a
+    Polish visit after an English one reads Polish, a changed default model is the one
+    selected, and a refused form still shows what was typed (never the kept fields)."""
+
+    def page(url):  # (the form's CSRF token is new on every request)
+        html = client.get(url).content.decode()
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+
+    english, polish = page("/sandbox/live/"), page("/pl/sandbox/live/")
+    assert ">Thinking</label>" in english and ">Thinking</label>" not in polish
+    assert page("/sandbox/live/") == english and page("/pl/sandbox/live/") == polish
+    settings.ANTHROPIC_MODEL = "claude-sonnet-5-5"
+    html = client.get("/sandbox/live/").content.decode()
+    assert re.search(r'<option value="claude-sonnet-5-5" selected', html)
+    assert not re.search(r'<option value="claude-haiku-5-5" selected', html)
+    refused = client.post("/sandbox/live/", {**FORM, "max_tokens": "12345678"})
+    assert 'value="12345678"' in refused.content.decode()
+
+
 @pytest.mark.parametrize(
     ("model", "changes", "sent"),
     [
