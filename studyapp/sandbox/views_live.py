@@ -245,7 +245,7 @@ def live_run(request, pk: int):
         "enabled": not refusal,
         "refusal": refusal,
         "own_key": own,
-        "key_form": OwnKeyForm(),
+        "key_field": _kept_form_part("key-field", "key_form", OwnKeyForm),
         "worst_case": runner_checks.worst_case_tokens(run) if run.status != "ended" else 0,
         "pending": [
             {
@@ -258,7 +258,13 @@ def live_run(request, pk: int):
         "next_request_json": json.dumps(run.next_request(), indent=2, ensure_ascii=False)
         if run.status != "ended"
         else "",
-        "fork_form": ForkForm(initial={"at_step": len(run.turns)}, model=model),
+        "fork_fields": _kept_form_part(
+            "fork-fields",
+            "fork_form",
+            lambda: ForkForm(initial={"at_step": len(run.turns)}, model=model),
+            model,
+            len(run.turns),
+        ),
         "model_status": rules.status_text() if rules else _("rules unknown for this model"),
         "tokens_today": services.tokens_today(payer),
         "daily_cap": services.daily_cap(),
@@ -271,6 +277,18 @@ def live_run(request, pk: int):
             ]
     ctx["tool_choice_json"] = json.dumps(run.params.get("tool_choice") or {"type": "auto"})
     return render(request, "sandbox/live_run.html", ctx)
+
+
+def _kept_form_part(part: str, name: str, make, *key) -> str:
+    """An unbound form's fields on the run page (sandbox/live_run.html#<part>), rendered once
+    per language, URLconf, model catalogue and ``key`` (the run's model and length: the fork
+    form greys out what the model rejects) and kept: the form holds nothing of the visitor."""
+
+    def build(*_key) -> str:
+        html = render_to_string(f"sandbox/live_run.html#{part}", {name: make()})
+        return mark_safe(html)  # noqa: S308 - our template's autoescaped output
+
+    return per_catalogue(f"live-run-{part}", build, *key, *urlcache.where())
 
 
 def live_steps(request, pk: int, n: int):
