@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import secrets
@@ -343,6 +344,13 @@ def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix:
     }
 
 
+def _on_demand(build, *args):
+    """``build(*args)``, computed the first time a template reads it (templates call a
+    callable), then the same value: a step's blocks and JSON are only needed to render the
+    parts of the page that are not kept yet."""
+    return functools.cache(functools.partial(build, *args))
+
+
 #: How many kept step panels one run holds (a 200-step run read in four languages, raw and not).
 PANELS_MAX = 2048
 
@@ -434,9 +442,10 @@ def step_context(request, run: Run, n: int) -> dict:
         "turn": turn,
         "note": run.note(turn.index),
         "note_lang": run.note_lang(turn.index),
-        "blocks": _block_views(turn, raw),
-        "results": _result_views(turn),
-        "sent": _sent_views(run, turn),
+        # what only the kept parts read is built when a template first asks (not on a kept hit)
+        "blocks": _on_demand(_block_views, turn, raw),
+        "results": _on_demand(_result_views, turn),
+        "sent": _on_demand(_sent_views, run, turn),
         "raw": raw,
         "info": info,
         "action": action,
@@ -445,8 +454,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "listing_html": reference.listing_html(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
-        "appended_json": _lean_json(turn.appended) if turn.appended is not None else "",
-        "request_json": _lean_json(turn.request),
+        "appended_json": _on_demand(_lean_json, turn.appended) if turn.appended is not None else "",
+        "request_json": _on_demand(_lean_json, turn.request),
         "tool_choice_json": json.dumps(run.transcript.tool_choice)
         if run.transcript.tool_choice
         else "",
@@ -465,7 +474,7 @@ def step_context(request, run: Run, n: int) -> dict:
         },
         "step_url": lambda s: f"{prefix}{s}/{suffix}",
         "links": _run_links(run) if not run.live_pk else None,
-        "response_json": _lean_json(turn.response),
+        "response_json": _on_demand(_lean_json, turn.response),
     }
     ctx["kept"] = _Panels(run, ctx)
     return ctx
