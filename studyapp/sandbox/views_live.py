@@ -271,6 +271,7 @@ def live_run(request, pk: int):
     }
     if sandbox_run is not None:
         ctx["step"] = step_context(request, sandbox_run, len(sandbox_run.transcript.turns))
+        ctx["step"]["ended_words"] = ctx["ended_words"]  # the decision panel's guard reason
         if run.status != "ended":  # lints about how a run ended don't apply to one still going
             ctx["step"]["findings"] = [
                 f for f in ctx["step"]["findings"] if f.rule not in RUN_END_RULES
