@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 from collections import OrderedDict
+from contextlib import suppress
 
 from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
@@ -196,6 +197,7 @@ def live_save(*, owner, live: LiveRun) -> UploadedRun:
 #: per state (a worker's step saves a new state), not on every page and poll of the run.
 _STEPPER_RUNS: OrderedDict[tuple, Run | None] = OrderedDict()
 _STEPPER_RUNS_MAX = 64
+_MISSING = object()
 
 
 def _state_key(live: LiveRun) -> tuple:
@@ -210,9 +212,11 @@ def _state_key(live: LiveRun) -> tuple:
 def as_sandbox_run(live: LiveRun) -> Run | None:
     """The run so far, for the stepper (None before the first response); kept per state."""
     key = _state_key(live)
-    if key in _STEPPER_RUNS:
-        _STEPPER_RUNS.move_to_end(key)
-        return _STEPPER_RUNS[key]
+    kept = _STEPPER_RUNS.get(key, _MISSING)
+    if kept is not _MISSING:
+        with suppress(KeyError):  # (another thread may have dropped it meanwhile)
+            _STEPPER_RUNS.move_to_end(key)
+        return kept
     loaded = load(live)
     run = None
     if loaded.turns:
@@ -222,5 +226,6 @@ def as_sandbox_run(live: LiveRun) -> Run | None:
         run.live_pk = live.pk
     _STEPPER_RUNS[key] = run
     while len(_STEPPER_RUNS) > _STEPPER_RUNS_MAX:
-        _STEPPER_RUNS.popitem(last=False)
+        with suppress(KeyError):
+            _STEPPER_RUNS.popitem(last=False)
     return run
