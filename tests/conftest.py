@@ -527,6 +527,20 @@ def content_dir() -> Path:
 
 
 @pytest.fixture
+def rate_clock(monkeypatch):
+    """The rate limiter's clock stopped 10 s into a minute: a test that posts N times and expects
+    the next one refused cannot see a fixed window end between its posts (on a slow machine the
+    real clock did, and the limit's count started again)."""
+    import time
+
+    from studyapp import ratelimit
+
+    start = (int(time.time()) // 3600 + 1) * 3600 + 10.0
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: start))
+    return start
+
+
+@pytest.fixture
 def notes_dir(tmp_path, settings):
     """An empty notes folder for tests that write their own notes."""
     (tmp_path / "notes" / "en").mkdir(parents=True)

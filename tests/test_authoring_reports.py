@@ -159,7 +159,7 @@ def test_the_resolved_list_runs_a_constant_number_of_queries(
     assert html.count(f"by {instructor.get_username()}") == 50
 
 
-def test_reports_are_rate_limited_with_a_clear_429(client, question, settings):
+def test_reports_are_rate_limited_with_a_clear_429(client, question, settings, rate_clock):
     from django.core.cache import cache
 
     cache.clear()

@@ -9,7 +9,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def limits(settings):
+def limits(settings, rate_clock):
     cache.clear()
     settings.RATELIMIT_ENABLED = True
     settings.RATE_LIMITS = {
