@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models import prefetch_related_objects
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
@@ -104,6 +105,9 @@ def preview(parsed: dict[str, Any], render):
     """
     with transaction.atomic():
         question = bank.save_question(parsed, origin=Question.Origin.BROWSER)
+        # Its options read once: the inputs, the right answer, its grading and the feedback
+        # each read them (four queries of the same rows otherwise).
+        prefetch_related_objects([question], "options")
         try:
             return render(question)
         finally:
