@@ -97,12 +97,17 @@ def question_publish(*, question: Question) -> Question:
     return question
 
 
-def preview(parsed: dict[str, Any], render):
+def preview(parsed: dict[str, Any], render, *, stored: Question | None = None):
     """Call render(question) on the question saved as it would be, then undo the save.
 
     The preview then runs the very code candidates meet (Markdown, option keys, shuffling),
-    and nothing of it stays in the database.
+    and nothing of it stays in the database. ``stored``: the version the editor opened, its
+    options prefetched; when ``parsed`` is that version's content unchanged (the same content
+    hash, as question_save compares), saving it would write the same question again, so the
+    stored version itself is shown: what candidates meet, without a write and a rollback.
     """
+    if stored is not None and stored.content_hash == bank.content_hash(parsed):
+        return render(stored)
     with transaction.atomic():
         question = bank.save_question(parsed, origin=Question.Origin.BROWSER)
         # Its options read once: the inputs, the right answer, its grading and the feedback

@@ -172,7 +172,7 @@ def _translation_status(question: Question) -> list[dict]:
     ]
 
 
-def _preview_context(parsed: dict) -> dict:
+def _preview_context(parsed: dict, stored: Question | None = None) -> dict:
     def look(question):
         # What a candidate sees after a right answer: graded, so the preview can't lie.
         answer = presentation.right_answer(question)
@@ -183,7 +183,7 @@ def _preview_context(parsed: dict) -> dict:
             "fb": presentation.feedback(question, answer, score),
         }
 
-    return services.preview(parsed, look)
+    return services.preview(parsed, look, stored=stored)
 
 
 def _editor(request, *, kind: str, question: Question | None):
@@ -223,7 +223,7 @@ def _editor(request, *, kind: str, question: Question | None):
         _strict, parsed, ctx["problems"] = forms.check_both(
             services.question_as_bank_dict(question)
         )
-        ctx["preview"] = _preview_context(parsed) if parsed else None
+        ctx["preview"] = _preview_context(parsed, stored=question) if parsed else None
     if editing:
         ctx["translation_status"] = _translation_status(question)
         ctx["versions"] = list(

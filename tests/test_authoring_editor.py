@@ -263,6 +263,22 @@ def test_the_edit_page_opens_with_the_preview_of_the_current_version(author):
     assert question.stem_html in html and "What must the loop do next?" in html
 
 
+@pytest.mark.parametrize("kind", ["truefalse", "single", "matching"])
+def test_the_edit_page_previews_an_unchanged_version_as_stored_in_constant_queries(
+    author, kind, django_assert_num_queries
+):
+    """Saving an unchanged version would write the same question again: the preview is the
+    stored version itself (its options read once with it), nothing written and rolled back;
+    session, user, instructor check, version, options, concepts, translations, versions."""
+    question = make_question(kind, slug="as-stored")
+    with django_assert_num_queries(8) as captured:
+        html = author.get(edit_url("as-stored")).content.decode()
+    assert not [q for q in captured.captured_queries if "SAVEPOINT" in q["sql"]]
+    assert '<article class="question"' in html and question.stem_html in html
+    assert f'id="verdict-{question.pk}"' in html  # the stored version's own feedback
+    assert Question.objects.filter(slug="as-stored").count() == 1
+
+
 def test_an_imported_wrong_answer_without_a_trap_still_previews_and_is_named(author):
     """The editor's page reads the stored version through the schema once (check_both): the
     preview shows it as candidates see it, and the missing trap is among its problems."""
