@@ -164,7 +164,7 @@ def _validate(
 
 def _translation_status(question: Question) -> list[dict]:
     """Per translated language: "ok", "stale" (English changed since) or "missing"."""
-    states = translations.status_by_question([question])[question.pk]
+    states = services.translation_states(question)
     return [
         {"lang": lang, "tag": i18n.tag(lang), "name": name, "state": states[lang]}
         for lang, name in settings.LANGUAGES
@@ -226,12 +226,7 @@ def _editor(request, *, kind: str, question: Question | None):
         ctx["preview"] = _preview_context(parsed, stored=question) if parsed else None
     if editing:
         ctx["translation_status"] = _translation_status(question)
-        ctx["versions"] = list(
-            Question.objects.filter(slug=question.slug)
-            .annotate(n_responses=Count("responses"))
-            .order_by("-version")
-            .values("version", "status", "origin", "created_at", "n_responses")
-        )
+        ctx["versions"] = services.versions(question.slug)
     return render(request, "authoring/question_form.html", ctx, status=ctx["status"])
 
 

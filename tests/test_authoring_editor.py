@@ -279,6 +279,37 @@ def test_the_edit_page_previews_an_unchanged_version_as_stored_in_constant_queri
     assert Question.objects.filter(slug="as-stored").count() == 1
 
 
+def test_the_editors_kept_queries_answer_as_the_orm_does(author, learner):
+    """The translation states and the versions table, compiled once (authoring/services.py),
+    give what the ORM's querysets give: ok, stale and missing languages; every version with
+    its responses, newest first."""
+    from django.db.models import Count
+
+    from quizzes import translations
+    from quizzes.models import QuestionTranslation
+
+    first = make_question("single", slug="kept")
+    attempt = quiz_services.practice_start(
+        owner=Owner(learner, ""), subtopics=[], which="all", count=5
+    )
+    assert attempt.responses.get().question_id == first.pk
+    data = form_data(services.question_editable(first), explanation="Changed.")
+    assert author.post(edit_url("kept"), data).status_code == 302
+    current = services.current_version("kept")
+    QuestionTranslation.objects.create(question=current, lang="pl", is_stale=True)
+    QuestionTranslation.objects.create(question=current, lang="zh-hans")
+    states = services.translation_states(current)
+    assert states == translations.status_by_question([current])[current.pk]
+    assert states == {"zh-hans": "ok", "zh-hant": "missing", "pl": "stale"}
+    assert services.versions("kept") == list(
+        Question.objects.filter(slug="kept")
+        .annotate(n_responses=Count("responses"))
+        .order_by("-version")
+        .values("version", "status", "origin", "created_at", "n_responses")
+    )
+    assert [(v["version"], v["n_responses"]) for v in services.versions("kept")] == [(2, 0), (1, 1)]
+
+
 def test_an_imported_wrong_answer_without_a_trap_still_previews_and_is_named(author):
     """The editor's page reads the stored version through the schema once (check_both): the
     preview shows it as candidates see it, and the missing trap is among its problems."""
