@@ -1,5 +1,6 @@
 """The editor's template tags: ``{% field f label %}`` (one form field with its label, control,
-help and errors) and ``{% subnav %}`` (the instructor tools' links, kept)."""
+help and errors), ``{% option_rows ... %}`` (the formset's rows, each a fieldset of fields) and
+``{% subnav %}`` (the instructor tools' links, kept)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,39 @@ def field(f, label: str = "") -> SafeString:
         html.append(f'<ul class="field-errors" id="{auto_id}_error">{items}</ul>')
     html.append("\n</div>\n")
     return mark_safe("".join(html))  # noqa: S308 - every value escaped above
+
+
+@register.simple_tag
+def option_rows(rows, row_fields, word, left, right, text, correct, why, delete) -> SafeString:
+    """Every row of the formset as its own fieldset: the fields the kind names (ROW_FIELDS in
+    quizzes/kinds/<kind>.py), each through ``field``; the labels come translated from the
+    template. What the template's loop over the rows wrote, without its ten conditions a row."""
+    html = []
+    for n, row in enumerate(rows, 1):
+        classes = "option-row has-error" if row.errors else "option-row"
+        html.append(
+            f'\n    <fieldset class="{classes}">\n      <legend>{esc(word)} {n}</legend>\n      '
+        )
+        non_field = row.non_field_errors()
+        if non_field:
+            items = "".join(f"<li>{esc(e)}</li>" for e in non_field)
+            html.append(f'<ul class="field-errors">{items}</ul>')
+        if "action" in row_fields:
+            html.append(field(row["action"]))
+        if "right" in row_fields:
+            html += [field(row["text"], left), field(row["right"], right)]
+        elif "text" in row_fields:
+            html.append(field(row["text"], text))
+        for name in ("tolerance", "grade"):
+            if name in row_fields:
+                html.append(field(row[name]))
+        if "correct" in row_fields:
+            html.append(field(row["correct"], correct))
+        html.append(field(row["why"], why))
+        if "family" in row_fields:
+            html.append(field(row["family"]))
+        html += [field(row["DELETE"], delete), "\n    </fieldset>"]
+    return mark_safe("".join(html))  # noqa: S308 - every value escaped (field, esc)
 
 
 SUBNAV = "authoring/_subnav_links.html"
