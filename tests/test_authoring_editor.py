@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils.html import escape
 
 from authoring import forms, services
 from core.owners import Owner
@@ -308,6 +309,24 @@ def test_the_editors_kept_queries_answer_as_the_orm_does(author, learner):
         .values("version", "status", "origin", "created_at", "n_responses")
     )
     assert [(v["version"], v["n_responses"]) for v in services.versions("kept")] == [(2, 0), (1, 1)]
+
+
+def test_the_editors_menus_are_in_the_pages_language_each_time(author):
+    """The menus' labels are translated once per language and kept (authoring.forms.
+    shown_choices): English, then Polish, then English again in one process."""
+    from django.utils import translation
+
+    from studyapp.agentloop import catalogue
+
+    subtopic, action = forms.SUBTOPIC_LABELS["guards"], catalogue.NEXT_ACTIONS["finish"].label
+    with translation.override("pl"):
+        polish = [str(subtopic), translation.gettext(action)]
+    english = [str(subtopic), action]
+    assert polish != english
+    for prefix, words in (("", english), ("/pl", polish), ("", english)):
+        html = author.get(f"{prefix}/author/questions/new/?kind=next_action").content.decode()
+        for word in words:
+            assert f">{escape(word)}</option>" in html, (prefix, word)
 
 
 def test_an_imported_wrong_answer_without_a_trap_still_previews_and_is_named(author):
