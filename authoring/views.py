@@ -155,10 +155,11 @@ def _validate(
             form.add_error(field, error)
     if slug_if_blank and not question["slug"]:
         question["slug"] = slug_if_blank
-    parsed, problems = forms.check(question)
+    # One run of the schema for both answers (forms.check with and without the trap rule).
+    parsed, lenient, problems = forms.check_both(question)
     group = forms.place_problems(problems, form, rows, used)
     if parsed is None and not strict:  # the live preview shows a wrong answer without a trap
-        parsed = forms.check(question, require_families=False)[0]
+        parsed = lenient
     return (None if json_errors else parsed), group
 
 
