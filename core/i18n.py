@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from django.conf import settings
+from django.conf.urls.i18n import is_language_prefix_patterns_used
+from django.middleware.locale import LocaleMiddleware as _DjangoLocaleMiddleware
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language, get_language_from_path, gettext
 
@@ -212,3 +215,24 @@ def _generated_texts() -> frozenset[str]:
     for s in demo.SCENARIOS.values():
         texts.update((s.title, s.summary))
     return frozenset(texts)
+
+
+class LocaleMiddleware(_DjangoLocaleMiddleware):
+    """Django's, choosing the same language with less work: Django reads the visitor's cookie
+    and Accept-Language on every request and then, for a path with no language prefix under
+    ``i18n_patterns(prefix_default_language=False)`` (every English page), throws that answer
+    away for ``settings.LANGUAGE_CODE``. Here the prefix is read once and the visitor's
+    preferences only where they can decide (settings.MIDDLEWARE; tests/test_harness.py)."""
+
+    def process_request(self, request):
+        urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
+        used, prefixed_default = is_language_prefix_patterns_used(urlconf)
+        from_path = get_language_from_path(request.path_info) if used else None
+        if from_path:
+            language = from_path
+        elif used and not prefixed_default:
+            language = settings.LANGUAGE_CODE
+        else:
+            language = translation.get_language_from_request(request, check_path=used)
+        translation.activate(language)
+        request.LANGUAGE_CODE = translation.get_language()

@@ -7,6 +7,8 @@ import time
 from django.core import signing
 from django.utils import timezone
 
+from quizzes.models import Attempt
+
 from . import rules, services
 
 STAMP_SALT = "progress.shown-at"
@@ -35,6 +37,18 @@ def seconds_since_shown(stamp: str, response_id: int, now: float | None = None) 
 
 def practice_answered(request, response) -> None:
     """Record the stated certainty and review the concept's FSRS card for a saved answer."""
+    attempt = response.attempt
+    user = getattr(request, "user", None)
+    if (
+        attempt.user_id is not None
+        and user is not None
+        and user.is_authenticated
+        and user.pk == attempt.user_id
+        and not Attempt.user.is_cached(attempt)
+    ):
+        # The attempt is this visitor's (the view found it as theirs): its owner is the
+        # request's user, already loaded, not a query of its own.
+        Attempt.user.field.set_cached_value(attempt, user)
     now = timezone.now()
     services.answer_record(
         response=response,

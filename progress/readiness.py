@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from studyapp.agentloop.i18n import gettext_noop
 
@@ -80,10 +81,16 @@ def beta_cdf(x: float, a: float, b: float) -> float:
 
 
 def beta_quantile(p: float, a: float, b: float) -> float:
-    """The x with I_x(a, b) = p, by bisection (the CDF is increasing)."""
+    """The x with I_x(a, b) = p, by bisection (the CDF is increasing).
+
+    At most 100 halvings; it stops once the midpoint is one of the ends (about 60 in): with
+    ``low`` only ever a point whose CDF is below ``p`` and ``high`` one whose CDF is not, every
+    further step would set an end to itself, so the answer is the one 100 steps give."""
     low, high = 0.0, 1.0
     for _ in range(100):
         mid = (low + high) / 2
+        if mid in (low, high):
+            break
         if beta_cdf(mid, a, b) < p:
             low = mid
         else:
@@ -124,8 +131,11 @@ class Estimate:
         return f"{self.percent}% (90% interval {self.low_percent}–{self.high_percent}%)"
 
 
+@lru_cache(maxsize=4096)
 def estimate(right: int, answered: int, prior=(PRIOR_A, PRIOR_B)) -> Estimate:
-    """The Beta posterior after ``right`` of ``answered`` first answers."""
+    """The Beta posterior after ``right`` of ``answered`` first answers: a pure function of its
+    arguments, kept per process (a dashboard asks for a dozen, each two quantiles by
+    bisection; the Estimate is frozen, so every caller may share it)."""
     if not 0 <= right <= answered:
         raise ValueError("right must be between 0 and answered")
     a, b = prior[0] + right, prior[1] + answered - right

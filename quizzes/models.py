@@ -28,9 +28,9 @@ class QuestionQuerySet(models.QuerySet):
     def published(self):
         return self.current().filter(status=Question.Status.PUBLISHED)
 
-    def subtopic_counts(self) -> dict[str, int]:
-        rows = self.values_list("subtopic").annotate(n=models.Count("id")).order_by()
-        return dict(rows)
+    def subtopic_counts_query(self):
+        """(subtopic, number of questions) rows."""
+        return self.values_list("subtopic").annotate(n=models.Count("id")).order_by()
 
 
 class Question(models.Model):

@@ -80,6 +80,29 @@ def with_options(question: Question) -> Question:
     return question
 
 
+def with_options_all(questions: list[Question]) -> list[Question]:
+    """:func:`with_options` for several questions, with one query for all whose options this
+    process does not keep yet (what ``prefetch_related("options")`` ran, and none when every
+    version is kept)."""
+    missing = [
+        q
+        for q in questions
+        if "options" not in getattr(q, "_prefetched_objects_cache", {})
+        and version_key(q) not in _options
+    ]
+    if missing:
+        rows: dict[int, list[Option]] = {q.pk: [] for q in missing}
+        for option in Option.objects.filter(question_id__in=list(rows)).order_by(
+            "question_id", "position"
+        ):
+            rows[option.question_id].append(option)
+        for q in missing:
+            _remember(_options, version_key(q), rows[q.pk])
+    for q in questions:
+        with_options(q)
+    return questions
+
+
 def fragment(name: str, question: Question, render: Callable[[], str]) -> SafeString:
     """The HTML ``render()`` makes for this question version, rendered once per process,
     language and content version. ``render`` may use the question (and what is derived from it

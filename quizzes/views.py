@@ -269,7 +269,13 @@ def practice_start(request):
             if note:
                 messages.info(request, note)
             return redirect("quizzes:practice_question", pk=attempt.pk, position=1)
-    counts = Question.objects.published().subtopic_counts()
+    # Compiled to SQL once per process (core/prepared.py): building the aggregate was most of it.
+    counts = dict(
+        prepared_rows(
+            ("published-subtopic-counts",),
+            lambda: Question.objects.published().subtopic_counts_query(),
+        ).rows()
+    )
     # each box with its subtopic's count (None: no published question), paired here once
     # instead of a loop over every count inside the loop over the boxes
     subtopics = [(box, counts.get(box.data["value"])) for box in form["subtopics"]]
@@ -618,18 +624,22 @@ def exam_results(request, pk: int):
     if show not in REVIEW_FILTERS:
         show = "all"
     lang = i18n.current()
-    rows = attempt.responses.select_related("question").prefetch_related("question__options")
+    rows = attempt.responses.select_related("question")
     responses = list(translations.with_translation(rows, lang, prefix="question__"))
+    # The options from the per-version cache: one query for the versions it lacks, none after.
+    versioncache.with_options_all([r.question for r in responses])
     for r in responses:  # each in the page's language where a current translation exists
         r.question = translations.localise(
             r.question, getattr(r, "tr_html", None), getattr(r, "tr_stale", None), lang
         ).question
+    token = get_token(request)  # one masked token for the page's forms, not one per form
     review = [
         {
             "response": r,
             "question": r.question,
             "fb": presentation.feedback(r.question, r.answer or {}, r.score, seed=attempt.seed),
             "rv": presentation.shown_response(r.question),
+            "report_box": versioncache.report_box(request, r.question, token),
         }
         for r in responses
         if show == "all"
@@ -641,13 +651,16 @@ def exam_results(request, pk: int):
     families = services.family_report(responses)
     for row in families:
         row["description"] = FAMILIES.get(row["family"], "")
+    subtopics = services.subtopic_report(responses)
+    for row in subtopics:
+        row["label"] = SUBTOPIC_LABELS.get(row["subtopic"], "")
     ctx = {
+        "csrf_token": token,
         "attempt": attempt,
         "scenarios": services.scenario_report(responses)
         if attempt.exam_format == Attempt.Format.CCAF
         else [],
-        "subtopics": services.subtopic_report(responses),
-        "subtopic_labels": SUBTOPIC_LABELS,
+        "subtopics": subtopics,
         "families": families,
         "review": review,
         "show": show,

@@ -8,6 +8,9 @@ from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.middleware import CheckableLazyObject
 from csp.utils import build_policy
 from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.http import HttpResponse, HttpResponseRedirect
 from django.utils.translation import gettext
 
 
@@ -27,14 +30,6 @@ class RequestTooBigMiddleware:
         return self.get_response(request)
 
     def process_view(self, request, view, args, kwargs):
-        from django.contrib import messages
-        from django.core.exceptions import (
-            RequestDataTooBig,
-            TooManyFieldsSent,
-            TooManyFilesSent,
-        )
-        from django.http import HttpResponse, HttpResponseRedirect
-
         if request.method != "POST":
             return None
         try:

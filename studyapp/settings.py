@@ -109,8 +109,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # After sessions, before common: it reads the language from the URL prefix.
-    "django.middleware.locale.LocaleMiddleware",
+    # After sessions, before common: it reads the language from the URL prefix (Django's,
+    # choosing the same language with less work: core/i18n.py).
+    "core.i18n.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "studyapp.security.RequestTooBigMiddleware",  # before CSRF: it reads the POST first
     "django.middleware.csrf.CsrfViewMiddleware",

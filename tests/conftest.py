@@ -3,19 +3,35 @@
 import gc
 import os
 import runpy
+import threading
+from functools import partial
 from importlib import import_module
 from pathlib import Path
-from types import SimpleNamespace
+from types import FunctionType, SimpleNamespace
 
 import pytest
-from django.conf import settings
+from _pytest import fixtures as pytest_fixtures
+from django.conf import LazySettings, settings
 from django.contrib.auth import login
+from django.contrib.sessions.backends import base as session_base
+from django.contrib.sessions.backends.base import CreateError
+from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import got_request_exception, request_finished, request_started
+from django.db import close_old_connections, connections
 from django.db.models.signals import post_migrate
 from django.http import HttpRequest
+from django.middleware import csrf as csrf_middleware
 from django.template.base import Template
 from django.test import Client
-from django.test.client import ClientHandler
+from django.test import TestCase as DjangoTestCase
+from django.test import client as test_client
+from django.test import signals as test_signals
+from django.test.client import ClientHandler, conditional_content_removal, store_rendered_templates
 from django.test.utils import instrumented_test_render
+from django.urls import resolve
+from django.utils import crypto
+from django.utils.crypto import RANDOM_STRING_CHARS
+from django.utils.functional import LazyObject, SimpleLazyObject
 
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
 # HYPOTHESIS_PROFILE=ci); the profiles, and fuzz() for tests that name their own number of
@@ -72,18 +88,82 @@ def _login_from_an_unsaved_session(self, user, backend=None):
     deletes it: 17 queries (2.8 ms) where 10 do (1.5 ms); the suite signs in about 800 times.
     Here ``login()`` itself (the same key cycle, signals and last_login) starts from an unsaved
     session, as Django's own fallback branch would: the same session row and cookie in the end.
-    A client that already has a session (an anonymous visitor signing in) goes Django's way."""
+    The key ``login()`` cycles to is drawn as Django draws it (one unused in the table) and the
+    row written once, when ``login()`` is done (an INSERT of what its UPDATE would have written,
+    instead of an INSERT of an empty row and that UPDATE): 5 queries. A client that already has
+    a session (an anonymous visitor signing in) goes Django's way."""
     cookie = self.cookies.get(settings.SESSION_COOKIE_NAME)
     if cookie is not None and cookie.value:
         return _DJANGO_LOGIN(self, user, backend)
     request = HttpRequest()
-    request.session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session = request.session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session.create = partial(_draw_a_new_key, session)  # what cycle_key() calls
     login(request, user, backend)
-    request.session.save()
+    del session.create
+    try:
+        session.save(must_create=True)
+    except CreateError:  # taken since it was drawn: Django's create() draws another
+        session._session_key = None
+        session.create()
     self._set_login_cookies(request)
 
 
+def _draw_a_new_key(session) -> None:
+    """``SessionStore.create()`` without its save: the key, and the session marked modified."""
+    session._session_key = session._get_new_session_key()
+    session.modified = True
+
+
 Client._login = _login_from_an_unsaved_session
+
+
+def random_string(length: int, allowed_chars: str = RANDOM_STRING_CHARS) -> str:
+    """``django.utils.crypto.get_random_string`` drawn from one ``os.urandom`` call instead of
+    one ``secrets.choice`` per character: the same alphabet, each character as uniform (a byte
+    is kept only below the largest multiple of the alphabet's size, so ``byte % size`` favours
+    no character), as unpredictable. Django's took 43 µs for a 32-character string, this 8 µs;
+    the suite draws thousands (two per CSRF token a page renders, one per new session key)."""
+    size = len(allowed_chars)
+    if not 0 < size <= 256:
+        return _DJANGO_RANDOM_STRING(length, allowed_chars)
+    limit = 256 - 256 % size
+    chars: list[str] = []
+    while len(chars) < length:
+        drawn = os.urandom(2 * (length - len(chars)))
+        chars.extend(allowed_chars[byte % size] for byte in drawn if byte < limit)
+    return "".join(chars[:length])
+
+
+_DJANGO_RANDOM_STRING = crypto.get_random_string
+# where Django draws them per request (each module imported the function by name)
+csrf_middleware.get_random_string = random_string
+session_base.get_random_string = random_string
+
+_PYTEST_ARGNAMES = pytest_fixtures.getfuncargnames
+_ARGNAMES: dict[tuple, tuple[str, ...]] = {}
+
+
+def _argnames_once_per_code(function, *, name="", cls=None):
+    """pytest's ``getfuncargnames``, kept per code object for plain functions: pytest makes a
+    new ``RequestFixtureDef`` (a ``lambda: request``) each time a fixture or test asks for
+    ``request``, about ten times a test, and each one read that lambda's signature through
+    ``inspect`` again (0.7 % of the suite). A function's argument names come from its code, how
+    many defaults it has and the name and class it is collected under; functions that could
+    say otherwise (``__wrapped__``, ``__signature__``, mock's ``patchings``) go pytest's way."""
+    if (
+        type(function) is not FunctionType
+        or function.__kwdefaults__
+        or (function.__dict__.keys() & {"__wrapped__", "__signature__", "patchings"})
+    ):
+        return _PYTEST_ARGNAMES(function, name=name, cls=cls)
+    key = (function.__code__, len(function.__defaults__ or ()), name or function.__name__, cls)
+    names = _ARGNAMES.get(key)
+    if names is None:
+        names = _ARGNAMES[key] = _PYTEST_ARGNAMES(function, name=name, cls=cls)
+    return names
+
+
+pytest_fixtures.getfuncargnames = _argnames_once_per_code
 
 _DJANGO_LOAD_MIDDLEWARE = ClientHandler.load_middleware
 #: (settings object, ROOT_URLCONF, MIDDLEWARE) -> what load_middleware built for them
@@ -124,6 +204,171 @@ def _middleware_built_once(self, is_async=False):
 
 
 ClientHandler.load_middleware = _middleware_built_once
+
+# --- The test client's signals, connected once -------------------------------------------------
+# Django's test client connects and disconnects four receivers around every request (Client:
+# one for template_rendered and one for got_request_exception; ClientHandler: close_old_connections
+# off request_started and request_finished and back on), and a connect is costly (a weakref
+# finalizer, the receivers cache cleared, so the next send looks them up again): about 40 µs of a
+# 250 µs /healthz. Here the receivers stay connected and know which requests are in flight; what
+# each request gets is Django's: the templates and contexts rendered while it runs, an exception
+# a view let through re-raised, and close_old_connections never run by the test client's own
+# request_started/request_finished (it would close the test's connection inside its
+# transaction), while it still runs for every other request (a live server's thread).
+
+#: (client, templates data) of each test-client request in flight, in every thread, as Django's
+#: per-request receivers hear a signal sent from any thread
+_IN_FLIGHT: list[tuple] = []
+_client_signals = threading.local()
+
+
+def _store_rendered(signal, sender, **kwargs):
+    for _, data in list(_IN_FLIGHT):
+        store_rendered_templates(data, signal, sender, **kwargs)
+
+
+def _store_exception(**kwargs):
+    for client, _ in list(_IN_FLIGHT):
+        client.store_exc_info(**kwargs)
+
+
+def _close_old_connections_but_for_the_test_client(**kwargs):
+    """``django.db.close_old_connections``, except for the test client's own signals."""
+    if not getattr(_client_signals, "sending", False):
+        close_old_connections(**kwargs)
+
+
+def _client_request(self, **request):
+    """Django 5.2's ``Client.request`` with its two receivers connected once (above)."""
+    environ = self._base_environ(**request)
+    data: dict = {}
+    entry = (self, data)
+    _IN_FLIGHT.append(entry)
+    try:
+        response = self.handler(environ)
+    finally:
+        for index, each in enumerate(_IN_FLIGHT):
+            if each is entry:
+                del _IN_FLIGHT[index]
+                break
+    self.check_exception(response)
+    response.client = self
+    response.request = request
+    response.templates = data.get("templates", [])
+    response.context = data.get("context")
+    response.json = partial(self._parse_json, response)
+    urlconf = getattr(response.wsgi_request, "urlconf", None)
+    response.resolver_match = SimpleLazyObject(
+        lambda: resolve(request["PATH_INFO"], urlconf=urlconf),
+    )
+    if response.context and len(response.context) == 1:
+        response.context = response.context[0]
+    if response.cookies:
+        self.cookies.update(response.cookies)
+    return response
+
+
+def _send_as_the_test_client(signal, **kwargs) -> None:
+    _client_signals.sending = True
+    try:
+        signal.send(**kwargs)
+    finally:
+        _client_signals.sending = False
+
+
+def _client_handler_call(self, environ):
+    """Django 5.2's ``ClientHandler.__call__``, its request_started and request_finished sent
+    without close_old_connections by a flag instead of a disconnect and a connect."""
+    if self._middleware_chain is None:
+        self.load_middleware()
+    _send_as_the_test_client(request_started, sender=self.__class__, environ=environ)
+    request = WSGIRequest(environ)
+    request._dont_enforce_csrf_checks = not self.enforce_csrf_checks
+    response = self.get_response(request)
+    conditional_content_removal(request, response)
+    response.wsgi_request = request
+    if response.streaming:  # Django's wrappers (rare: they connect and disconnect as before)
+        if response.is_async:
+            response.streaming_content = test_client.aclosing_iterator_wrapper(
+                response.streaming_content, response.close
+            )
+        else:
+            response.streaming_content = test_client.closing_iterator_wrapper(
+                response.streaming_content, response.close
+            )
+    else:
+        _client_signals.sending = True
+        try:
+            response.close()  # sends request_finished
+        finally:
+            _client_signals.sending = False
+    return response
+
+
+for _signal in (request_started, request_finished):
+    _signal.disconnect(close_old_connections)
+    _signal.connect(_close_old_connections_but_for_the_test_client, weak=False)
+# What Django's other handlers (the async client, a streaming response's wrapper) take off and
+# put back around their own sends: the receiver now connected in its place.
+test_client.close_old_connections = _close_old_connections_but_for_the_test_client
+test_signals.template_rendered.connect(_store_rendered, weak=False, dispatch_uid="tests-rendered")
+got_request_exception.connect(_store_exception, weak=False, dispatch_uid="tests-exception")
+# --- PRAGMA foreign_key_check only after a write -----------------------------------------------
+# A django_db test ends as Django's TestCase ends: its foreign keys checked (SQLite defers them to
+# a COMMIT that a rolled-back test never reaches), then rolled back. A test that changed no row
+# can have added no dangling key (what it started from was committed, so checked): its check is
+# skipped. SQLite counts every row the connection inserts, updates or deletes (total_changes);
+# 1,397 checks took 0.2 s of SQLite's time a run.
+
+_DJANGO_ENTER_ATOMICS = DjangoTestCase._enter_atomics.__func__
+_DJANGO_SHOULD_CHECK = DjangoTestCase._should_check_constraints
+
+
+def _enter_atomics_counting_changes(cls):
+    atomics = _DJANGO_ENTER_ATOMICS(cls)
+    for alias in atomics:
+        connection = connections[alias]
+        raw = connection.connection
+        changes = getattr(raw, "total_changes", None)
+        connection._tests_changes_at_start = None if changes is None else (raw, changes)
+    return atomics
+
+
+def _check_constraints_after_a_write(self, connection):
+    if not _DJANGO_SHOULD_CHECK(self, connection):
+        return False
+    start = getattr(connection, "_tests_changes_at_start", None)
+    raw = connection.connection
+    unchanged = start is not None and start[0] is raw and raw.total_changes == start[1]
+    return not unchanged
+
+
+DjangoTestCase._enter_atomics = classmethod(_enter_atomics_counting_changes)
+DjangoTestCase._should_check_constraints = _check_constraints_after_a_write
+
+# --- settings.X read from the instance's own cache first ------------------------------------------
+# ``django.conf.settings`` keeps each setting it has read in its instance ``__dict__`` (and
+# empties it whenever the settings change: override_settings, pytest-django's ``settings``), but
+# every read still goes through LazyObject's Python ``__getattribute__`` first (1.4 % of the
+# suite's CPU, thousands of reads a request). A name it keeps is answered from there: the same
+# value that path would return (none of them is a proxy method, nor shadowed by a property).
+_LAZY_GETATTRIBUTE = LazyObject.__getattribute__
+_OBJECT_GETATTRIBUTE = object.__getattribute__
+
+
+def _settings_getattribute(self, name):
+    kept = _OBJECT_GETATTRIBUTE(self, "__dict__")
+    if name in kept:
+        return kept[name]
+    return _LAZY_GETATTRIBUTE(self, name)
+
+
+LazySettings.__getattribute__ = _settings_getattribute
+
+_DJANGO_CLIENT_REQUEST = Client.request
+_DJANGO_HANDLER_CALL = ClientHandler.__call__
+Client.request = _client_request
+ClientHandler.__call__ = _client_handler_call
 
 #: Template rendering as Django defines it, before its test environment wraps it.
 _PLAIN_RENDER = Template._render

@@ -167,9 +167,15 @@ _IDLE_FOR_AN_UNMARKED_TEST = {
     "monkeypatch",  # asked for only by _template_string_if_invalid_marker
 }
 
+
 #: A URLconf of one view, for the test marked ``urls`` below.
+def _view_that_breaks(request):
+    raise ZeroDivisionError("the view broke")
+
+
 urlpatterns = [
-    path("only-in-the-harness/", lambda request: HttpResponse("here"), name="harness-only")
+    path("only-in-the-harness/", lambda request: HttpResponse("here"), name="harness-only"),
+    path("breaks/", _view_that_breaks, name="harness-breaks"),
 ]
 
 
@@ -284,3 +290,238 @@ class TestADjangoTestCaseStillGetsItsDatabase(DjangoTestCase):
 
         self.assertTrue(Group.objects.filter(name="Instructors").exists())
         self.assertTrue(connection.in_atomic_block)
+
+
+# --- the test client's signals, connected once (conftest) ----------------------------------
+
+
+@pytest.mark.urls("tests.test_harness")
+def test_an_exception_a_view_lets_through_is_raised_in_the_test_or_answered_500(client):
+    from django.test import Client
+
+    with pytest.raises(ZeroDivisionError, match="the view broke"):
+        client.get("/breaks/")
+    assert client.get("/only-in-the-harness/").status_code == 200  # nothing left over
+    quiet = Client(raise_request_exception=False)
+    response = quiet.get("/breaks/")
+    assert response.status_code == 500
+    assert response.exc_info[0] is ZeroDivisionError
+
+
+@pytest.mark.django_db
+def test_the_test_clients_requests_never_close_the_tests_connection_but_others_do(
+    client, monkeypatch
+):
+    """close_old_connections would close the test's connection inside its transaction: the
+    test client's request_started/request_finished skip it; any other sender still runs it."""
+    from django.core.signals import request_finished, request_started
+    from django.db import connection
+
+    from tests import conftest
+
+    called = []
+    monkeypatch.setattr(conftest, "close_old_connections", lambda **kw: called.append(kw))
+    assert client.get("/healthz").status_code == 200
+    assert called == [] and connection.in_atomic_block
+    assert client.get("/accounts/login/").status_code == 200  # a page that queries
+    assert called == [] and connection.in_atomic_block
+    request_started.send(sender=None, environ={})  # a real server's request
+    request_finished.send(sender=None)
+    assert len(called) == 2
+
+
+@pytest.mark.template_context
+def test_two_clients_each_get_their_own_requests_templates(client):
+    from django.test import Client
+
+    home = client.get("/glossary/")
+    other = Client().get("/healthz")
+    assert "notes/glossary.html" in [t.name for t in home.templates]
+    assert other.templates == [] and other.context is None
+
+
+# --- random strings, pytest's argument names (conftest) --------------------------------------
+
+
+def test_random_strings_are_as_long_as_asked_from_the_alphabet_asked_and_all_of_it():
+    from django.utils.crypto import RANDOM_STRING_CHARS
+
+    from tests.conftest import random_string
+
+    drawn = [random_string(32) for _ in range(400)]
+    assert all(len(s) == 32 for s in drawn) and len(set(drawn)) == 400
+    assert set("".join(drawn)) == set(RANDOM_STRING_CHARS)  # 12,800 draws reach all 62
+    key_chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+    keys = "".join(random_string(32, key_chars) for _ in range(200))
+    assert set(keys) == set(key_chars)
+    assert random_string(0) == "" and len(random_string(5, "ab" * 200)) == 5  # Django's path
+
+
+def test_csrf_tokens_and_session_keys_come_from_it(client):
+    from django.contrib.sessions.backends import base
+    from django.middleware import csrf
+
+    from tests.conftest import random_string
+
+    assert csrf.get_random_string is random_string and base.get_random_string is random_string
+    response = client.get("/accounts/login/")
+    assert response.status_code == 200
+    token = response.cookies["csrftoken"].value
+    assert len(token) == 32 and set(token) <= set(csrf.CSRF_ALLOWED_CHARS)
+
+
+def test_argument_names_kept_per_code_are_pytests_own():
+    from _pytest.compat import getfuncargnames
+
+    from tests.conftest import _argnames_once_per_code
+
+    def plain(a, b, c=1, *, d, e=2):
+        return a
+
+    def wrapped(x, y):
+        return x
+
+    wrapped.__wrapped__ = plain
+
+    class Holder:
+        def method(self, q, r):
+            return q
+
+        @staticmethod
+        def static(s, t):
+            return s
+
+    cases = [
+        (plain, {}),
+        (plain, {"name": "other"}),
+        (wrapped, {}),
+        (lambda: None, {}),
+        (lambda request: request, {}),
+        (Holder.method, {"cls": Holder}),
+        (Holder.static, {"cls": Holder, "name": "static"}),
+    ]
+    for _ in range(2):  # computed, then kept
+        for function, kwargs in cases:
+            assert _argnames_once_per_code(function, **kwargs) == getfuncargnames(
+                function, **kwargs
+            ), function
+
+
+# --- LocaleMiddleware (core/i18n.py) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/", {}),
+        ("/notes/", {"Accept-Language": "pl"}),
+        ("/pl/notes/", {}),
+        ("/zh-hans/", {"Accept-Language": "en"}),
+        ("/zh-hant/glossary/", {"Cookie": "django_language=pl"}),
+        ("/healthz", {"Accept-Language": "zh-hant"}),
+        ("/xx/notes/", {"Accept-Language": "pl"}),
+        ("/only-in-the-harness/", {"Accept-Language": "pl"}),  # a URLconf without i18n
+    ],
+)
+@pytest.mark.parametrize("urlconf", ["studyapp.urls", "tests.test_harness"])
+def test_our_locale_middleware_chooses_the_language_djangos_chooses(path, headers, urlconf):
+    from django.middleware.locale import LocaleMiddleware as Djangos
+    from django.test import RequestFactory
+    from django.utils import translation
+
+    from core.i18n import LocaleMiddleware
+
+    chosen = []
+    for middleware in (Djangos, LocaleMiddleware):
+        request = RequestFactory(headers=headers).get(path)
+        request.urlconf = urlconf
+        if "Cookie" in headers:
+            request.COOKIES["django_language"] = "pl"
+        middleware(lambda r: HttpResponse()).process_request(request)
+        chosen.append((request.LANGUAGE_CODE, translation.get_language()))
+        translation.deactivate()
+    assert chosen[0] == chosen[1]
+
+
+def test_the_site_runs_our_locale_middleware_where_djangos_was():
+    assert "core.i18n.LocaleMiddleware" in settings.MIDDLEWARE
+    assert "django.middleware.locale.LocaleMiddleware" not in settings.MIDDLEWARE
+
+
+@pytest.mark.django_db
+def test_foreign_keys_are_checked_at_the_end_of_a_test_that_wrote_a_row_only():
+    from django.contrib.auth.models import Group
+    from django.db import connection
+
+    case = DjangoTestCase.__new__(DjangoTestCase)
+    assert not case._should_check_constraints(connection)  # nothing written yet
+    assert Group.objects.filter(name="Instructors").exists()  # a read changes nothing
+    assert not case._should_check_constraints(connection)
+    Group.objects.filter(name="nobody").delete()  # a statement that changed no row
+    assert not case._should_check_constraints(connection)
+    Group.objects.create(name="harness-group")
+    assert case._should_check_constraints(connection)
+
+
+@pytest.mark.django_db
+def test_a_dangling_foreign_key_written_in_a_test_is_still_found_at_its_end():
+    from django.contrib.auth.models import Group
+    from django.db import IntegrityError, connection
+
+    group = Group.objects.create(name="harness-dangling")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO auth_group_permissions (group_id, permission_id) VALUES (%s, %s)",
+            [group.pk, 987654321],
+        )
+    case = DjangoTestCase.__new__(DjangoTestCase)
+    assert case._should_check_constraints(connection)
+    with pytest.raises(IntegrityError):
+        connection.check_constraints()
+    with connection.cursor() as cursor:  # leave the test as it found the table
+        cursor.execute("DELETE FROM auth_group_permissions WHERE permission_id = 987654321")
+
+
+def test_settings_reads_see_every_change_as_django_makes_it(settings):
+    from django.conf import settings as live
+    from django.test import override_settings
+
+    before = live.PAGE_CACHE_SECONDS
+    assert "PAGE_CACHE_SECONDS" in live.__dict__  # kept after the first read
+    with override_settings(PAGE_CACHE_SECONDS=before + 7):
+        assert before + 7 == live.PAGE_CACHE_SECONDS
+    assert before == live.PAGE_CACHE_SECONDS
+    settings.PAGE_CACHE_SECONDS = before + 9  # pytest-django's fixture
+    assert before + 9 == live.PAGE_CACHE_SECONDS
+    del settings.PAGE_CACHE_SECONDS
+    with pytest.raises(AttributeError):
+        live.PAGE_CACHE_SECONDS  # noqa: B018
+    assert live.configured is True and not hasattr(live, "NO_SUCH_SETTING")
+
+
+@pytest.mark.django_db
+def test_force_login_leaves_one_session_row_that_signs_the_client_in(
+    client, django_user_model, django_assert_num_queries
+):
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.models import Session
+
+    user = django_user_model.objects.create_user("harness-login", password="pw-harness-123")
+    before = Session.objects.count()
+    # a key drawn unused, last_login, the row written once (in a savepoint)
+    with django_assert_num_queries(5):
+        client.force_login(user)
+    assert Session.objects.count() == before + 1
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    data = Session.objects.get(session_key=key).get_decoded()
+    assert data[SESSION_KEY] == str(user.pk)
+    assert data[BACKEND_SESSION_KEY] == settings.AUTHENTICATION_BACKENDS[0]
+    assert data[HASH_SESSION_KEY] == user.get_session_auth_hash()
+    user.refresh_from_db()
+    assert user.last_login is not None
+    response = client.get("/")
+    assert b"harness-login" in response.content
+    other = type(client)()
+    other.force_login(user)  # another browser: a session of its own
+    assert other.cookies[settings.SESSION_COOKIE_NAME].value != key
+    assert Session.objects.count() == before + 2

@@ -220,6 +220,44 @@ def test_the_model_picker_lists_current_models_with_their_status(client, api):
     assert "What each model accepts today" in html
 
 
+def test_the_stepper_of_a_live_run_follows_its_saved_state(client, api):
+    """A live run's stepper Run is parsed and checked once per saved state: a new step, a title
+    changed behind the app's back and a state rewritten in the database are all read anew."""
+    live = create(client)
+    assert client.get(f"/sandbox/live/{live.pk}/steps/1/").status_code == 302  # no turn yet
+    api.script += [reply(tool_use("lookup_order", {"order_id": "20931"})), reply(text("Done."))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    assert "Step 1 of 1" in client.get(f"/sandbox/live/{live.pk}/steps/1/").content.decode()
+    first = LiveRun.objects.get(pk=live.pk).state
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    page = client.get(f"/sandbox/live/{live.pk}/steps/2/").content.decode()
+    assert "Step 2 of 2" in page and "Done." in page
+    LiveRun.objects.filter(pk=live.pk).update(title="Renamed behind its back", state=first)
+    page = client.get(f"/sandbox/live/{live.pk}/steps/1/").content.decode()
+    assert "Step 1 of 1" in page and "Renamed behind its back" in page
+    assert client.get(f"/sandbox/live/{live.pk}/steps/2/").status_code == 404
+
+
+def test_the_kept_start_form_follows_the_language_and_the_default_model(client, api, settings):
+    """The start form's fields are rendered once per language and default model and kept: a
+    Polish visit after an English one reads Polish, a changed default model is the one
+    selected, and a refused form still shows what was typed (never the kept fields)."""
+
+    def page(url):  # (the form's CSRF token is new on every request)
+        html = client.get(url).content.decode()
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+
+    english, polish = page("/sandbox/live/"), page("/pl/sandbox/live/")
+    assert ">Thinking</label>" in english and ">Thinking</label>" not in polish
+    assert page("/sandbox/live/") == english and page("/pl/sandbox/live/") == polish
+    settings.ANTHROPIC_MODEL = "claude-sonnet-5-5"
+    html = client.get("/sandbox/live/").content.decode()
+    assert re.search(r'<option value="claude-sonnet-5-5" selected', html)
+    assert not re.search(r'<option value="claude-haiku-5-5" selected', html)
+    refused = client.post("/sandbox/live/", {**FORM, "max_tokens": "12345678"})
+    assert 'value="12345678"' in refused.content.decode()
+
+
 @pytest.mark.parametrize(
     ("model", "changes", "sent"),
     [

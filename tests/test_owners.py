@@ -4,7 +4,8 @@ import datetime as dt
 import json
 
 import pytest
-from django.db import models
+from django.db import connection, models
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from core.owners import SESSION_KEY, OwnedModel, Owner, claim_all, owned_models
@@ -90,7 +91,9 @@ def test_an_anonymous_visitor_sees_only_their_own_rows(model):
 
 def test_claiming_with_no_token_moves_nothing(learner):
     make_row(UploadedRun, owner_token="")
-    assert claim_all("", learner) == {}
+    with CaptureQueriesContext(connection) as sent:
+        assert claim_all("", learner) == {}
+    assert not sent.captured_queries  # not even a savepoint: nothing to move
     assert not UploadedRun.objects.filter(user=learner).exists()
 
 

@@ -65,6 +65,39 @@ def test_every_step_of_every_run_renders(client, key, n, django_assert_max_num_q
     assert catalogue.NEXT_ACTIONS[turn.action].label.replace("'", "&#x27;") in html
 
 
+def test_a_kept_step_panel_is_the_one_its_page_would_render(client, learner, instructor):
+    """A step's response, decision panel and request are rendered once per run and kept: a
+    step read again, raw or not, in another language, or by an instructor (who also gets the
+    make-a-question form, never kept), is the page a first rendering gives. (Signed in: no
+    shared page cache answers these requests.)"""
+    client.force_login(learner)
+    run = library().get("parallel-lookups")
+    urls = [
+        "/sandbox/parallel-lookups/steps/2/",
+        "/pl/sandbox/parallel-lookups/steps/2/",
+        "/sandbox/parallel-lookups/steps/2/?raw=1",
+        "/zh-hans/sandbox/parallel-lookups/steps/2/?raw=1",
+        "/sandbox/parallel-lookups/steps/1/",
+    ]
+
+    def page(url):  # (a signed-in page's CSRF token is new on every request)
+        html = client.get(url).content.decode()
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+
+    def first_rendering(url):
+        run.rendered.clear()
+        return page(url)
+
+    first = {url: first_rendering(url) for url in urls}
+    assert len(set(first.values())) == len(urls)
+    for url in [*urls, *reversed(urls)]:
+        assert page(url) == first[url], url
+    client.force_login(instructor)
+    html = page(urls[0])
+    assert "Make a question from this step" in html
+    assert html.count('class="decision"') == 1 and html.count('class="request"') == 1
+
+
 def test_the_decision_panel_highlights_the_branch_that_runs(client):
     html = client.get("/sandbox/web-search-pause-turn/steps/1/").content.decode()
     active = [line for line in html.split('<span class="line is-active">')[1:]]

@@ -276,3 +276,28 @@ def test_a_long_upload_step_page_marks_its_step_in_the_chart(client):
     page = client.get(f"/sandbox/uploads/{run.pk}/steps/100/").content.decode()
     assert page.count("c-bar is-current") == 1 and 'data-step="99" x=' in page
     assert '<tr data-step="99" class="is-current">' in page
+
+
+def test_an_upload_is_read_by_the_bounded_parser_once(monkeypatch):
+    """A log is parsed once per upload (its JSON once, each line of JSON Lines once), and reads
+    the same as before: the shapes are recognised on the document the log is then built from."""
+    from studyapp.agentloop import bounded
+    from studyapp.sandbox.library import library
+
+    calls = []
+    real = bounded.loads_json
+
+    def counted(text, *args, **kwargs):
+        calls.append(len(text))
+        return real(text, *args, **kwargs)
+
+    turns = library().get("parallel-lookups").transcript.turns
+    log = [{"request": t.request, "response": t.response} for t in turns]
+    monkeypatch.setattr(bounded, "loads_json", counted)
+    text = json.dumps(log)
+    transcript = parse_upload(text)
+    assert len(calls) == 1 and len(transcript.turns) == len(log)
+    calls.clear()
+    jsonl = "\n".join(json.dumps(entry) for entry in log)
+    assert len(parse_upload(jsonl).turns) == len(log)
+    assert len(calls) == 1 + len(log)  # the whole text (not one document), then each line

@@ -214,6 +214,7 @@ def parse_upload_shapes(
 ) -> Any:
     """Parse an upload, recognising the shapes above first. Returns a Transcript."""
     from .transcript import TranscriptError, _as_text, _loads, _loads_jsonl, replay
+    from .transcript.rawlog import parse_loaded_log
 
     text = _as_text(text).strip()
     if text and _is_sse(text):
@@ -229,13 +230,14 @@ def parse_upload_shapes(
         replay(transcript)  # again: the cut turn is known now, not an unknown stop_reason
         return transcript
 
+    paths: list[str] | None = None  # "line N" of each entry when the upload is JSON Lines
     try:
         data: Any = _loads(text) if text else None
         jsonl = False
     except TranscriptError as exc:
         if not text.startswith("{") or "\n" not in text or "Extra data" not in exc.message:
             raise
-        data, _paths = _loads_jsonl(text)
+        data, paths = _loads_jsonl(text)
         jsonl = True
 
     if isinstance(data, dict) and data.get("type") == "error" and "format" not in data:
@@ -280,4 +282,7 @@ def parse_upload_shapes(
                 notices.append("Filled in " + "; ".join(filled_any) + ".")
             transcript.extra[NOTICES_KEY] = notices
             return transcript
-    return parse_raw_log(text)
+    if not text:
+        return parse_raw_log(text)  # its words for an empty upload
+    # the document as parsed above (nothing was filled in on this path): not parsed again
+    return parse_loaded_log(data, paths)

@@ -1,5 +1,5 @@
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -7,7 +7,6 @@ from django.views.decorators.vary import vary_on_headers
 from core import i18n, today
 from core.owners import get_owner
 from quizzes import translations
-from quizzes.models import Question
 from quizzes.schema import SUBTOPIC_LABELS
 
 from . import checks, progress, search
@@ -78,14 +77,9 @@ def check_answer(request, slug: str, question: str):
     the form sends ``answered=1``, so a bare GET of this URL shows the question unanswered.
     """
     note = _note(slug)
-    q = get_object_or_404(
-        translations.with_translation(
-            Question.objects.published().filter(kind__in=checks.INLINE_KINDS)
-            .prefetch_related("options"),
-            i18n.current(),
-        ),
-        slug=question,
-    )  # fmt: skip
+    q = checks.checkable(question)
+    if q is None:
+        raise Http404("No such question")
     q = translations.localise(
         q, getattr(q, "tr_html", None), getattr(q, "tr_stale", None), i18n.current()
     ).question

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import logging
+from collections import OrderedDict
+from contextlib import suppress
 
 from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
@@ -13,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
 from core.prepared import prepared_rows
-from studyapp.agentloop import demo, runner
+from studyapp.agentloop import demo, models, runner
 from studyapp.agentloop import i18n as agent_i18n
 from studyapp.agentloop.transcript import parse_transcript
 
@@ -189,13 +193,39 @@ def live_save(*, owner, live: LiveRun) -> UploadedRun:
     )
 
 
+#: Live runs as the stepper reads them, by run, title and saved state: parsed and checked once
+#: per state (a worker's step saves a new state), not on every page and poll of the run.
+_STEPPER_RUNS: OrderedDict[tuple, Run | None] = OrderedDict()
+_STEPPER_RUNS_MAX = 64
+_MISSING = object()
+
+
+def _state_key(live: LiveRun) -> tuple:
+    """What a live run's stepper Run is made of: the run, its title and state, and what its
+    findings are checked against (the model catalogue, as forms.per_catalogue keys it)."""
+    state = json.dumps(live.state, sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.blake2b(state.encode(), digest_size=16).digest()
+    catalogue = tuple(map(id, models.live_models()))
+    return (live.pk, live.title, digest, dt.date.today(), catalogue)
+
+
 def as_sandbox_run(live: LiveRun) -> Run | None:
-    """The run so far, for the stepper (None before the first response)."""
+    """The run so far, for the stepper (None before the first response); kept per state."""
+    key = _state_key(live)
+    kept = _STEPPER_RUNS.get(key, _MISSING)
+    if kept is not _MISSING:
+        with suppress(KeyError):  # (another thread may have dropped it meanwhile)
+            _STEPPER_RUNS.move_to_end(key)
+        return kept
     loaded = load(live)
-    if not loaded.turns:
-        return None
-    data = loaded.to_transcript()
-    data["title"] = live.title  # a fork's title says where it was forked
-    run = build_run(f"live{live.pk}", parse_transcript(data, strict=False))
-    run.live_pk = live.pk
+    run = None
+    if loaded.turns:
+        data = loaded.to_transcript()
+        data["title"] = live.title  # a fork's title says where it was forked
+        run = build_run(f"live{live.pk}", parse_transcript(data, strict=False))
+        run.live_pk = live.pk
+    _STEPPER_RUNS[key] = run
+    while len(_STEPPER_RUNS) > _STEPPER_RUNS_MAX:
+        with suppress(KeyError):
+            _STEPPER_RUNS.popitem(last=False)
     return run

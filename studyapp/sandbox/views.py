@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import secrets
@@ -343,6 +344,80 @@ def _usage_html(run: Run, series: list[dict], current: int, prefix: str, suffix:
     }
 
 
+def _on_demand(build, *args):
+    """``build(*args)``, computed the first time a template reads it (templates call a
+    callable), then the same value: a step's blocks and JSON are only needed to render the
+    parts of the page that are not kept yet."""
+    return functools.cache(functools.partial(build, *args))
+
+
+#: How many kept step panels one run holds (a 200-step run read in four languages, raw and not).
+PANELS_MAX = 2048
+
+
+class _Panels:
+    """The parts of a step page that depend only on the run, the step and the page
+    (sandbox/_step_panel.html: the response, its blocks and tool results, the decision panel,
+    the request): rendered once and kept with the run (``run.rendered``), so a library step or
+    an upload read again, by anyone, costs its navigation only. The key holds everything else
+    those parts read: raw mode, the language and URLconf (``urlcache.where``), the decision
+    panel's texts and rows as this request computed them, and how a live run ended. A live run
+    is a new Run on every request, so nothing of it is kept past its page."""
+
+    TEMPLATES = {
+        "panel": "sandbox/_step_panel.html#panel",
+        "request": "sandbox/_step_panel.html#request",
+        "blocks": "sandbox/_blocks.html",  # predict mode's response
+        "decision": "sandbox/_decision.html",  # predict mode's verdict (ctx["mode"] is in the key)
+    }
+
+    def __init__(self, run: Run, ctx: dict) -> None:
+        self.run, self.ctx = run, ctx
+
+    def _render(self, name: str) -> str:
+        ctx = self.ctx
+        key = (
+            "panel",
+            name,
+            ctx["turn"].index,
+            ctx["raw"],
+            bool(self.run.shared),
+            ctx.get("mode"),
+            str(ctx.get("ended_words") or ""),
+            ctx["capped"],
+            ctx["note"],
+            ctx["note_lang"],
+            repr(ctx["info"]),
+            repr(ctx["action"]),
+            repr(ctx["today_rows"]),
+            *urlcache.where(),
+        )
+        kept = self.run.rendered
+        html = kept.get(key)
+        if html is None:
+            html = render_to_string(self.TEMPLATES[name], ctx)
+            if len(kept) >= PANELS_MAX:
+                kept.clear()
+            kept[key] = html
+        return mark_safe(html)  # noqa: S308 - our template's autoescaped output
+
+    @property
+    def panel(self) -> str:
+        return self._render("panel")
+
+    @property
+    def request(self) -> str:
+        return self._render("request")
+
+    @property
+    def blocks(self) -> str:
+        return self._render("blocks")
+
+    @property
+    def decision(self) -> str:
+        return self._render("decision")
+
+
 def step_context(request, run: Run, n: int) -> dict:
     turns = run.transcript.turns
     if not 1 <= n <= len(turns):
@@ -360,16 +435,17 @@ def step_context(request, run: Run, n: int) -> dict:
     # One reverse() for every step link: a 200-step run's chart links each of its bars.
     prefix = _step_url(run, 1).removesuffix("1/")
     series = run.usage_series
-    return {
+    ctx = {
         "run": run,
         "n": n,
         "total": len(turns),
         "turn": turn,
         "note": run.note(turn.index),
         "note_lang": run.note_lang(turn.index),
-        "blocks": _block_views(turn, raw),
-        "results": _result_views(turn),
-        "sent": _sent_views(run, turn),
+        # what only the kept parts read is built when a template first asks (not on a kept hit)
+        "blocks": _on_demand(_block_views, turn, raw),
+        "results": _on_demand(_result_views, turn),
+        "sent": _on_demand(_sent_views, run, turn),
         "raw": raw,
         "info": info,
         "action": action,
@@ -378,8 +454,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "listing_html": reference.listing_html(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
-        "appended_json": _lean_json(turn.appended) if turn.appended is not None else "",
-        "request_json": _lean_json(turn.request),
+        "appended_json": _on_demand(_lean_json, turn.appended) if turn.appended is not None else "",
+        "request_json": _on_demand(_lean_json, turn.request),
         "tool_choice_json": json.dumps(run.transcript.tool_choice)
         if run.transcript.tool_choice
         else "",
@@ -398,8 +474,10 @@ def step_context(request, run: Run, n: int) -> dict:
         },
         "step_url": lambda s: f"{prefix}{s}/{suffix}",
         "links": _run_links(run) if not run.live_pk else None,
-        "response_json": _lean_json(turn.response),
+        "response_json": _on_demand(_lean_json, turn.response),
     }
+    ctx["kept"] = _Panels(run, ctx)
+    return ctx
 
 
 def step(request, n: int, slug: str | None = None, pk: int | None = None):

@@ -11,9 +11,12 @@ from django.core.exceptions import ValidationError
 from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core import urlcache
 from core.owners import get_owner, owned_object, owned_objects
 from core.prepared import prepared
 from studyapp.agentloop import demo, models, runner, runner_checks
@@ -89,8 +92,8 @@ def who_pays(request, live: LiveRun) -> tuple[str, str, str | None]:
 @require_http_methods(["GET", "POST"])
 def live_index(request):
     enabled = runner.api_key_configured()
-    form = _form(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    form = _form(request.POST) if request.POST else None
+    if form is not None and form.is_valid():
         own = form.cleaned_data["api_key"]
         refusal = "" if own else server_key_refusal(request)
         if refusal:
@@ -115,23 +118,44 @@ def live_index(request):
         owner,
         lambda owned: owned(LiveRun.objects).only("pk", "title", "updated_at")[:20],
     )
-    return render(
-        request,
-        "sandbox/live_index.html",
-        {
-            "enabled": enabled,
-            "signed_in": request.user.is_authenticated,
-            "form": form,
-            "runs": runs,
-            "scenarios": demo.SCENARIOS.values(),
-            "model_table": model_table(),
-            "caps": {
-                "turns": runner.TURN_CAP,
-                "tokens": runner.TOKEN_BUDGET_CAP,
-                "seconds": runner.WALL_CLOCK_CAP_S,
-                "daily": services.daily_cap(),
-            },
+    ctx = {
+        "enabled": enabled,
+        "signed_in": request.user.is_authenticated,
+        "form": form,
+        "runs": runs,
+        "scenarios": demo.SCENARIOS.values(),
+        "model_table": model_table(),
+        "caps": {
+            "turns": runner.TURN_CAP,
+            "tokens": runner.TOKEN_BUDGET_CAP,
+            "seconds": runner.WALL_CLOCK_CAP_S,
+            "daily": services.daily_cap(),
         },
+    }
+    if form is None:
+        ctx["fields_html"] = start_fields(ctx)
+    return render(request, "sandbox/live_index.html", ctx)
+
+
+def start_fields(ctx: dict) -> str:
+    """The start form's fields as a visitor first sees them (sandbox/live_index.html#fields:
+    about twenty widgets, most of the page's time), rendered once per language, URLconf,
+    default model, server caps and model catalogue (forms.per_catalogue), not per visit: an
+    unbound form holds nothing of the visitor (its CSRF token is outside the part kept)."""
+    caps = ctx["caps"]
+
+    def build(*_key) -> str:
+        html = render_to_string("sandbox/live_index.html#fields", {**ctx, "form": _form()})
+        return mark_safe(html)  # noqa: S308 - our template's autoescaped output
+
+    return per_catalogue(
+        "live-start-fields",
+        build,
+        settings.ANTHROPIC_MODEL,
+        caps["turns"],
+        caps["tokens"],
+        caps["seconds"],
+        *urlcache.where(),
     )
 
 
@@ -221,7 +245,7 @@ def live_run(request, pk: int):
         "enabled": not refusal,
         "refusal": refusal,
         "own_key": own,
-        "key_form": OwnKeyForm(),
+        "key_field": _kept_form_part("key-field", "key_form", OwnKeyForm),
         "worst_case": runner_checks.worst_case_tokens(run) if run.status != "ended" else 0,
         "pending": [
             {
@@ -234,19 +258,38 @@ def live_run(request, pk: int):
         "next_request_json": json.dumps(run.next_request(), indent=2, ensure_ascii=False)
         if run.status != "ended"
         else "",
-        "fork_form": ForkForm(initial={"at_step": len(run.turns)}, model=model),
+        "fork_fields": _kept_form_part(
+            "fork-fields",
+            "fork_form",
+            lambda: ForkForm(initial={"at_step": len(run.turns)}, model=model),
+            model,
+            len(run.turns),
+        ),
         "model_status": rules.status_text() if rules else _("rules unknown for this model"),
         "tokens_today": services.tokens_today(payer),
         "daily_cap": services.daily_cap(),
     }
     if sandbox_run is not None:
         ctx["step"] = step_context(request, sandbox_run, len(sandbox_run.transcript.turns))
+        ctx["step"]["ended_words"] = ctx["ended_words"]  # the decision panel's guard reason
         if run.status != "ended":  # lints about how a run ended don't apply to one still going
             ctx["step"]["findings"] = [
                 f for f in ctx["step"]["findings"] if f.rule not in RUN_END_RULES
             ]
     ctx["tool_choice_json"] = json.dumps(run.params.get("tool_choice") or {"type": "auto"})
     return render(request, "sandbox/live_run.html", ctx)
+
+
+def _kept_form_part(part: str, name: str, make, *key) -> str:
+    """An unbound form's fields on the run page (sandbox/live_run.html#<part>), rendered once
+    per language, URLconf, model catalogue and ``key`` (the run's model and length: the fork
+    form greys out what the model rejects) and kept: the form holds nothing of the visitor."""
+
+    def build(*_key) -> str:
+        html = render_to_string(f"sandbox/live_run.html#{part}", {name: make()})
+        return mark_safe(html)  # noqa: S308 - our template's autoescaped output
+
+    return per_catalogue(f"live-run-{part}", build, *key, *urlcache.where())
 
 
 def live_steps(request, pk: int, n: int):

@@ -43,7 +43,12 @@ def parse_raw_log(text: str | bytes) -> Transcript:
         if not text.startswith("{") or "\n" not in text or "Extra data" not in exc.message:
             raise
         data, entries_paths = _loads_jsonl(text)
+    return parse_loaded_log(data, entries_paths)
 
+
+def parse_loaded_log(data: Any, entries_paths: list[str] | None = None) -> Transcript:
+    """:func:`parse_raw_log` of a document already parsed by the bounded parser (``data``;
+    with ``entries_paths`` "line N" when it was JSON Lines), so an upload is read once."""
     if entries_paths is None:
         if isinstance(data, dict):
             if "format" in data:
