@@ -7,13 +7,19 @@ the schema's messages next to the field it is about.
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from typing import Any
 
 import yaml
 from django import forms
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.forms import formset_factory
+from django.utils.choices import BaseChoiceIterator
 from django.utils.text import format_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.widgets import Select
@@ -49,6 +55,39 @@ class TypedChoiceField(_SharedChoices, forms.TypedChoiceField):
     pass
 
 
+class ShownChoices(BaseChoiceIterator):
+    """Choices already in the shape Django's widgets read, (value, label) or (group, [(value,
+    label), ...]), labels as the page shows them: a widget given one keeps it as it is, where a
+    list is normalised again by every widget it is given to (the notes picker: 163 sections
+    on every editor form and row) and every lazy label translated on every render."""
+
+    def __init__(self, choices: list):
+        self.choices = choices
+
+    def __iter__(self):
+        return iter(self.choices)
+
+
+#: (which menu, language) -> its choices with the labels translated into that language
+_shown: dict[tuple, ShownChoices] = {}
+
+
+def shown_choices(key: str, choices) -> ShownChoices:
+    """A fixed menu's (value, label) choices with each label translated into the active
+    language, kept per process and language (the same text the lazy labels give)."""
+    lang = get_language()
+    found = _shown.get((key, lang))
+    if found is None:
+        found = _shown[(key, lang)] = ShownChoices([(v, str(label)) for v, label in choices])
+    return found
+
+
+@receiver(setting_changed)
+def _forget_shown_choices(**kwargs) -> None:
+    """A test that changes settings (languages, locale paths) translates the menus afresh."""
+    _shown.clear()
+
+
 def _area(rows: int, *, code: bool = False, help_id: str = "") -> forms.Textarea:
     attrs: dict[str, Any] = {"rows": rows}
     if code:
@@ -58,7 +97,13 @@ def _area(rows: int, *, code: bool = False, help_id: str = "") -> forms.Textarea
 
 def today_field() -> ChoiceField:
     """The optional ``today:`` id: which rule of the model catalogue the feedback's "the exam vs
-    today" line shows (studyapp/agentloop/changes.py)."""
+    today" line shows (studyapp/agentloop/changes.py). A copy of one field made once per
+    process (its choices, one per rule, shared as _SharedChoices shares them)."""
+    return copy.deepcopy(_today_field())
+
+
+@functools.cache
+def _today_field() -> ChoiceField:
     from studyapp.agentloop.changes import CHANGES
 
     return ChoiceField(
@@ -140,7 +185,7 @@ class QuestionForm(forms.Form):
         known = {v for _, group in choices[1:] for v, _ in group}
         if value and value not in known:  # keep a value the picker does not offer (a typo shows)
             choices.append((value, f"{value} (not a section of the notes)"))
-        self.fields["notes"].widget.choices = choices
+        self.fields["notes"].widget.choices = ShownChoices(choices)
         if editing:
             self.fields["slug"].disabled = True
         # The kind's own fields come from its module (quizzes/kinds/<kind>.py).
@@ -148,6 +193,9 @@ class QuestionForm(forms.Form):
         self.kind_names = list(own)
         self.fields.update(own)
         self.fields["today"] = today_field()
+        for name in ("subtopic", "difficulty", "today"):
+            field = self.fields[name]
+            field.widget.choices = shown_choices(f"question-{name}", field.choices)
 
     def common_fields(self):
         names = ("slug", "subtopic", "concept", "difficulty", "notes", "sources")
@@ -195,6 +243,11 @@ class OptionForm(forms.Form):
         choices=[("", "—")] + [(f, f) for f in schema.FAMILIES],
         widget=Select,
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        action = self.fields["action"]
+        action.widget.choices = shown_choices("row-action", action.choices)
 
     def is_blank(self) -> bool:
         data = self.cleaned_data

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count, prefetch_related_objects
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from core import i18n
-from core.prepared import prepared
+from core.prepared import prepared, prepared_rows
 from quizzes import bank, importing, kinds, translations
 from quizzes.models import Question
 from quizzes.signals import announce_bank_changed
@@ -96,14 +97,22 @@ def question_publish(*, question: Question) -> Question:
     return question
 
 
-def preview(parsed: dict[str, Any], render):
+def preview(parsed: dict[str, Any], render, *, stored: Question | None = None):
     """Call render(question) on the question saved as it would be, then undo the save.
 
     The preview then runs the very code candidates meet (Markdown, option keys, shuffling),
-    and nothing of it stays in the database.
+    and nothing of it stays in the database. ``stored``: the version the editor opened, its
+    options prefetched; when ``parsed`` is that version's content unchanged (the same content
+    hash, as question_save compares), saving it would write the same question again, so the
+    stored version itself is shown: what candidates meet, without a write and a rollback.
     """
+    if stored is not None and stored.content_hash == bank.content_hash(parsed):
+        return render(stored)
     with transaction.atomic():
         question = bank.save_question(parsed, origin=Question.Origin.BROWSER)
+        # Its options read once: the inputs, the right answer, its grading and the feedback
+        # each read them (four queries of the same rows otherwise).
+        prefetch_related_objects([question], "options")
         try:
             return render(question)
         finally:
@@ -125,6 +134,46 @@ def current_version(slug: str) -> Question | None:
         slug="\x00stand-in slug",
     )
     return query.first(slug=slug)
+
+
+def translation_states(question: Question) -> dict[str, str]:
+    """Per translated language: "ok", "stale" (English changed since) or "missing", as
+    ``quizzes.translations.status_by_question([question])[question.pk]`` says; its query
+    compiled once per process (the editor asks on every page and post)."""
+    from quizzes.models import QuestionTranslation
+
+    langs = i18n.other_languages()
+    query = prepared_rows(
+        ("author-translation-states", langs),
+        lambda question_id: QuestionTranslation.objects.filter(
+            question_id=question_id, lang__in=langs
+        ).values_list("lang", "is_stale"),
+        question_id=1_999_999_201,
+    )
+    found = dict(query.rows(question_id=question.pk))
+    return {
+        lang: "missing" if lang not in found else ("stale" if found[lang] else "ok")
+        for lang in langs
+    }
+
+
+VERSION_COLUMNS = ("version", "status", "origin", "created_at", "n_responses")
+
+
+def versions(slug: str) -> list[dict[str, Any]]:
+    """Every version of the slug, newest first, with its number of responses (the editor's
+    table); ``Question.objects.filter(slug=slug).annotate(...).values(...)`` compiled once."""
+    query = prepared_rows(
+        ("author-versions",),
+        lambda slug: (
+            Question.objects.filter(slug=slug)
+            .annotate(n_responses=Count("responses"))
+            .order_by("-version")
+            .values_list(*VERSION_COLUMNS)
+        ),
+        slug="\x00stand-in slug",
+    )
+    return [dict(zip(VERSION_COLUMNS, row, strict=True)) for row in query.rows(slug=slug)]
 
 
 def report_close(*, report: ProblemReport, outcome: str, by, note: str = "") -> ProblemReport:

@@ -155,16 +155,17 @@ def _validate(
             form.add_error(field, error)
     if slug_if_blank and not question["slug"]:
         question["slug"] = slug_if_blank
-    parsed, problems = forms.check(question)
+    # One run of the schema for both answers (forms.check with and without the trap rule).
+    parsed, lenient, problems = forms.check_both(question)
     group = forms.place_problems(problems, form, rows, used)
     if parsed is None and not strict:  # the live preview shows a wrong answer without a trap
-        parsed = forms.check(question, require_families=False)[0]
+        parsed = lenient
     return (None if json_errors else parsed), group
 
 
 def _translation_status(question: Question) -> list[dict]:
     """Per translated language: "ok", "stale" (English changed since) or "missing"."""
-    states = translations.status_by_question([question])[question.pk]
+    states = services.translation_states(question)
     return [
         {"lang": lang, "tag": i18n.tag(lang), "name": name, "state": states[lang]}
         for lang, name in settings.LANGUAGES
@@ -172,7 +173,7 @@ def _translation_status(question: Question) -> list[dict]:
     ]
 
 
-def _preview_context(parsed: dict) -> dict:
+def _preview_context(parsed: dict, stored: Question | None = None) -> dict:
     def look(question):
         # What a candidate sees after a right answer: graded, so the preview can't lie.
         answer = presentation.right_answer(question)
@@ -183,7 +184,7 @@ def _preview_context(parsed: dict) -> dict:
             "fb": presentation.feedback(question, answer, score),
         }
 
-    return services.preview(parsed, look)
+    return services.preview(parsed, look, stored=stored)
 
 
 def _editor(request, *, kind: str, question: Question | None):
@@ -223,15 +224,10 @@ def _editor(request, *, kind: str, question: Question | None):
         _strict, parsed, ctx["problems"] = forms.check_both(
             services.question_as_bank_dict(question)
         )
-        ctx["preview"] = _preview_context(parsed) if parsed else None
+        ctx["preview"] = _preview_context(parsed, stored=question) if parsed else None
     if editing:
         ctx["translation_status"] = _translation_status(question)
-        ctx["versions"] = list(
-            Question.objects.filter(slug=question.slug)
-            .annotate(n_responses=Count("responses"))
-            .order_by("-version")
-            .values("version", "status", "origin", "created_at", "n_responses")
-        )
+        ctx["versions"] = services.versions(question.slug)
     return render(request, "authoring/question_form.html", ctx, status=ctx["status"])
 
 

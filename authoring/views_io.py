@@ -20,7 +20,7 @@ from quizzes.formats import DEFAULT_FAMILY, FAMILIES_CHOICES, Defaults, FormatEr
 from quizzes.schema import FAMILIES, KINDS, NOTES_RE, SUBTOPICS
 
 from .access import instructor_required
-from .forms import ChoiceField
+from .forms import ChoiceField, ShownChoices, shown_choices
 from .models import CategorySubtopic
 
 
@@ -72,7 +72,11 @@ class ImportForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["default_notes"].widget.choices = [("", _("— none —"))] + notes_anchor_choices()
+        notes = [("", str(_("— none —"))), *notes_anchor_choices()]
+        self.fields["default_notes"].widget.choices = ShownChoices(notes)
+        for name in ("format", "default_subtopic", "default_family"):  # fixed menus
+            field = self.fields[name]
+            field.widget.choices = shown_choices(f"import-{name}", field.choices)
 
     def clean_default_notes(self) -> str:
         value = self.cleaned_data["default_notes"].strip()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils.html import escape
 
 from authoring import forms, services
 from core.owners import Owner
@@ -261,6 +262,71 @@ def test_the_edit_page_opens_with_the_preview_of_the_current_version(author):
     html = author.get(edit_url("na")).content.decode()
     assert 'stop_reason: "max_tokens"' in html
     assert question.stem_html in html and "What must the loop do next?" in html
+
+
+@pytest.mark.parametrize("kind", ["truefalse", "single", "matching"])
+def test_the_edit_page_previews_an_unchanged_version_as_stored_in_constant_queries(
+    author, kind, django_assert_num_queries
+):
+    """Saving an unchanged version would write the same question again: the preview is the
+    stored version itself (its options read once with it), nothing written and rolled back;
+    session, user, instructor check, version, options, concepts, translations, versions."""
+    question = make_question(kind, slug="as-stored")
+    with django_assert_num_queries(8) as captured:
+        html = author.get(edit_url("as-stored")).content.decode()
+    assert not [q for q in captured.captured_queries if "SAVEPOINT" in q["sql"]]
+    assert '<article class="question"' in html and question.stem_html in html
+    assert f'id="verdict-{question.pk}"' in html  # the stored version's own feedback
+    assert Question.objects.filter(slug="as-stored").count() == 1
+
+
+def test_the_editors_kept_queries_answer_as_the_orm_does(author, learner):
+    """The translation states and the versions table, compiled once (authoring/services.py),
+    give what the ORM's querysets give: ok, stale and missing languages; every version with
+    its responses, newest first."""
+    from django.db.models import Count
+
+    from quizzes import translations
+    from quizzes.models import QuestionTranslation
+
+    first = make_question("single", slug="kept")
+    attempt = quiz_services.practice_start(
+        owner=Owner(learner, ""), subtopics=[], which="all", count=5
+    )
+    assert attempt.responses.get().question_id == first.pk
+    data = form_data(services.question_editable(first), explanation="Changed.")
+    assert author.post(edit_url("kept"), data).status_code == 302
+    current = services.current_version("kept")
+    QuestionTranslation.objects.create(question=current, lang="pl", is_stale=True)
+    QuestionTranslation.objects.create(question=current, lang="zh-hans")
+    states = services.translation_states(current)
+    assert states == translations.status_by_question([current])[current.pk]
+    assert states == {"zh-hans": "ok", "zh-hant": "missing", "pl": "stale"}
+    assert services.versions("kept") == list(
+        Question.objects.filter(slug="kept")
+        .annotate(n_responses=Count("responses"))
+        .order_by("-version")
+        .values("version", "status", "origin", "created_at", "n_responses")
+    )
+    assert [(v["version"], v["n_responses"]) for v in services.versions("kept")] == [(2, 0), (1, 1)]
+
+
+def test_the_editors_menus_are_in_the_pages_language_each_time(author):
+    """The menus' labels are translated once per language and kept (authoring.forms.
+    shown_choices): English, then Polish, then English again in one process."""
+    from django.utils import translation
+
+    from studyapp.agentloop import catalogue
+
+    subtopic, action = forms.SUBTOPIC_LABELS["guards"], catalogue.NEXT_ACTIONS["finish"].label
+    with translation.override("pl"):
+        polish = [str(subtopic), translation.gettext(action)]
+    english = [str(subtopic), action]
+    assert polish != english
+    for prefix, words in (("", english), ("/pl", polish), ("", english)):
+        html = author.get(f"{prefix}/author/questions/new/?kind=next_action").content.decode()
+        for word in words:
+            assert f">{escape(word)}</option>" in html, (prefix, word)
 
 
 def test_an_imported_wrong_answer_without_a_trap_still_previews_and_is_named(author):
