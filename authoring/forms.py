@@ -86,6 +86,7 @@ def shown_choices(key: str, choices) -> ShownChoices:
 def _forget_shown_choices(**kwargs) -> None:
     """A test that changes settings (languages, locale paths) translates the menus afresh."""
     _shown.clear()
+    _today_field.cache_clear()
 
 
 def _area(rows: int, *, code: bool = False, help_id: str = "") -> forms.Textarea:

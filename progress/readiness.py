@@ -132,7 +132,9 @@ class Estimate:
 
 
 @lru_cache(maxsize=4096)
-def estimate(right: int, answered: int, prior=(PRIOR_A, PRIOR_B)) -> Estimate:
+def estimate(
+    right: int, answered: int, prior: tuple[float, float] = (PRIOR_A, PRIOR_B)
+) -> Estimate:
     """The Beta posterior after ``right`` of ``answered`` first answers: a pure function of its
     arguments, kept per process (a dashboard asks for a dozen, each two quantiles by
     bisection; the Estimate is frozen, so every caller may share it)."""

@@ -525,3 +525,23 @@ def test_force_login_leaves_one_session_row_that_signs_the_client_in(
     other.force_login(user)  # another browser: a session of its own
     assert other.cookies[settings.SESSION_COOKIE_NAME].value != key
     assert Session.objects.count() == before + 2
+
+
+@pytest.mark.django_db
+def test_a_write_between_the_class_and_the_test_atomics_is_checked_at_the_end():
+    """What setUpTestData writes (after the class's atomic, before the test's) counts: a test
+    that then writes nothing is still checked, as under stock Django."""
+    from django.contrib.auth.models import Group
+    from django.db import connection
+
+    case = DjangoTestCase.__new__(DjangoTestCase)
+    outer = DjangoTestCase._enter_atomics()  # as setUpClass would, inside this test's own
+    try:
+        Group.objects.create(name="harness-class-data")  # setUpTestData
+        inner = DjangoTestCase._enter_atomics()  # as _fixture_setup would
+        try:
+            assert case._should_check_constraints(connection)
+        finally:
+            DjangoTestCase._rollback_atomics(inner)
+    finally:
+        DjangoTestCase._rollback_atomics(outer)

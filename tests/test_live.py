@@ -238,6 +238,28 @@ def test_the_stepper_of_a_live_run_follows_its_saved_state(client, api):
     assert client.get(f"/sandbox/live/{live.pk}/steps/2/").status_code == 404
 
 
+def test_a_kept_stepper_run_is_used_only_with_the_catalogue_it_was_checked_against(
+    client, api, monkeypatch
+):
+    """The kept Run's key names the catalogue's entries by id, and an id can be reused once its
+    object is gone: a key that matches with other objects in the catalogue builds the Run anew."""
+    import copy
+
+    from studyapp.agentloop import models
+    from studyapp.sandbox import live as live_module
+
+    live = create(client)
+    api.script += [reply(text("Done."))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    live.refresh_from_db()
+    monkeypatch.setattr(live_module, "_state_key", lambda run: ("the same key",))
+    first = live_module.as_sandbox_run(live)
+    assert first is not None and live_module.as_sandbox_run(live) is first
+    catalogue = models.live_models
+    monkeypatch.setattr(models, "live_models", lambda: [copy.copy(m) for m in catalogue()])
+    assert live_module.as_sandbox_run(live) is not first
+
+
 def test_the_kept_start_form_follows_the_language_and_the_default_model(client, api, settings):
     """The start form's fields are rendered once per language and default model and kept: a
     Polish visit after an English one reads Polish, a changed default model is the one

@@ -98,6 +98,40 @@ def test_a_kept_step_panel_is_the_one_its_page_would_render(client, learner, ins
     assert html.count('class="decision"') == 1 and html.count('class="request"') == 1
 
 
+def test_kept_step_panels_are_bounded_by_size(client, learner, monkeypatch):
+    """A part over the size limit is rendered every time, never kept; past a run's budget its
+    kept parts are dropped and kept afresh. The pages are the same either way."""
+    from studyapp.sandbox import views
+
+    client.force_login(learner)
+    run = library().get("parallel-lookups")
+    run.rendered.clear()
+    url = "/sandbox/parallel-lookups/steps/2/"
+    full = client.get(url).content.decode()
+    parts = {k: v for k, v in run.rendered.items() if k[0] == "panel" and k != ("panel", "size")}
+    assert parts and run.rendered[("panel", "size")] == sum(map(len, parts.values()))
+    biggest = max(map(len, parts.values()))
+
+    run.rendered.clear()
+    monkeypatch.setattr(views, "PANEL_KEEP_MAX_CHARS", biggest - 1)
+    again = client.get(url).content.decode()
+    kept = [v for k, v in run.rendered.items() if k[0] == "panel" and k != ("panel", "size")]
+    assert kept and biggest not in map(len, kept)
+
+    monkeypatch.setattr(views, "PANEL_KEEP_MAX_CHARS", 10**9)
+    monkeypatch.setattr(views, "PANELS_BUDGET_CHARS", biggest + 1)
+    run.rendered.clear()
+    for step in (1, 2, 1):
+        client.get(f"/sandbox/parallel-lookups/steps/{step}/")
+        assert run.rendered[("panel", "size")] <= biggest + 1
+    strip = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+    assert (
+        strip.sub("", again)
+        == strip.sub("", full)
+        == strip.sub("", client.get(url).content.decode())
+    )
+
+
 def test_the_decision_panel_highlights_the_branch_that_runs(client):
     html = client.get("/sandbox/web-search-pause-turn/steps/1/").content.decode()
     active = [line for line in html.split('<span class="line is-active">')[1:]]

@@ -195,7 +195,9 @@ def live_save(*, owner, live: LiveRun) -> UploadedRun:
 
 #: Live runs as the stepper reads them, by run, title and saved state: parsed and checked once
 #: per state (a worker's step saves a new state), not on every page and poll of the run.
-_STEPPER_RUNS: OrderedDict[tuple, Run | None] = OrderedDict()
+#: The value holds the catalogue it was checked against: the key has only the entries' ids,
+#: and an id can be reused once its object is gone.
+_STEPPER_RUNS: OrderedDict[tuple, tuple[tuple, Run | None]] = OrderedDict()
 _STEPPER_RUNS_MAX = 64
 _MISSING = object()
 
@@ -209,14 +211,19 @@ def _state_key(live: LiveRun) -> tuple:
     return (live.pk, live.title, digest, dt.date.today(), catalogue)
 
 
+def _same_catalogue(kept: tuple) -> bool:
+    current = tuple(models.live_models())
+    return len(kept) == len(current) and all(a is b for a, b in zip(kept, current, strict=True))
+
+
 def as_sandbox_run(live: LiveRun) -> Run | None:
     """The run so far, for the stepper (None before the first response); kept per state."""
     key = _state_key(live)
     kept = _STEPPER_RUNS.get(key, _MISSING)
-    if kept is not _MISSING:
+    if kept is not _MISSING and _same_catalogue(kept[0]):
         with suppress(KeyError):  # (another thread may have dropped it meanwhile)
             _STEPPER_RUNS.move_to_end(key)
-        return kept
+        return kept[1]
     loaded = load(live)
     run = None
     if loaded.turns:
@@ -224,7 +231,7 @@ def as_sandbox_run(live: LiveRun) -> Run | None:
         data["title"] = live.title  # a fork's title says where it was forked
         run = build_run(f"live{live.pk}", parse_transcript(data, strict=False))
         run.live_pk = live.pk
-    _STEPPER_RUNS[key] = run
+    _STEPPER_RUNS[key] = (tuple(models.live_models()), run)
     while len(_STEPPER_RUNS) > _STEPPER_RUNS_MAX:
         with suppress(KeyError):
             _STEPPER_RUNS.popitem(last=False)

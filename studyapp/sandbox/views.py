@@ -353,6 +353,13 @@ def _on_demand(build, *args):
 
 #: How many kept step panels one run holds (a 200-step run read in four languages, raw and not).
 PANELS_MAX = 2048
+#: A part longer than this is rendered on every request, never kept: a step's request holds the
+#: whole conversation so far, so a long uploaded run's parts grow with the square of its length.
+PANEL_KEEP_MAX_CHARS = 64_000
+#: What the kept parts of one run may hold in all (characters); past it they are dropped and
+#: kept again from the next request on. Uploads kept in the process are bounded too (64).
+PANELS_BUDGET_CHARS = 1_000_000
+_PANELS_SIZE = ("panel", "size")
 
 
 class _Panels:
@@ -361,8 +368,10 @@ class _Panels:
     the request): rendered once and kept with the run (``run.rendered``), so a library step or
     an upload read again, by anyone, costs its navigation only. The key holds everything else
     those parts read: raw mode, the language and URLconf (``urlcache.where``), the decision
-    panel's texts and rows as this request computed them, and how a live run ended. A live run
-    is a new Run on every request, so nothing of it is kept past its page."""
+    panel's texts and rows as this request computed them, and how a live run ended. A live
+    run's Run is kept per saved state (live.py), so its parts last until its state changes.
+    Bounded by count and by size: a part over ``PANEL_KEEP_MAX_CHARS`` is not kept, and a
+    run's parts together stay under ``PANELS_BUDGET_CHARS``."""
 
     TEMPLATES = {
         "panel": "sandbox/_step_panel.html#panel",
@@ -380,7 +389,7 @@ class _Panels:
             "panel",
             name,
             ctx["turn"].index,
-            ctx["raw"],
+            ctx["raw"] if name != "request" else None,  # the request part does not read it
             bool(self.run.shared),
             ctx.get("mode"),
             str(ctx.get("ended_words") or ""),
@@ -396,9 +405,14 @@ class _Panels:
         html = kept.get(key)
         if html is None:
             html = render_to_string(self.TEMPLATES[name], ctx)
-            if len(kept) >= PANELS_MAX:
-                kept.clear()
-            kept[key] = html
+            if len(html) <= PANEL_KEEP_MAX_CHARS:
+                size = kept.get(_PANELS_SIZE, 0) + len(html)
+                if len(kept) >= PANELS_MAX or size > PANELS_BUDGET_CHARS:
+                    for old in [k for k in list(kept) if k[0] == "panel"]:
+                        kept.pop(old, None)
+                    size = len(html)
+                kept[key] = html
+                kept[_PANELS_SIZE] = size
         return mark_safe(html)  # noqa: S308 - our template's autoescaped output
 
     @property
