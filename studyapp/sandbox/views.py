@@ -415,21 +415,11 @@ class _Panels:
                 kept[_PANELS_SIZE] = size
         return mark_safe(html)  # noqa: S308 - our template's autoescaped output
 
-    @property
-    def panel(self) -> str:
-        return self._render("panel")
-
-    @property
-    def request(self) -> str:
-        return self._render("request")
-
-    @property
-    def blocks(self) -> str:
-        return self._render("blocks")
-
-    @property
-    def decision(self) -> str:
-        return self._render("decision")
+    def __getattr__(self, name: str) -> str:
+        """``kept.panel``, ``kept.request``, ``kept.blocks``, ``kept.decision`` in a template."""
+        if name not in self.TEMPLATES:
+            raise AttributeError(name)
+        return self._render(name)
 
 
 def step_context(request, run: Run, n: int) -> dict:
