@@ -1,5 +1,6 @@
 """The suite's own machinery: what a run imports depends on what it selects."""
 
+import gc
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -548,3 +549,11 @@ def test_a_write_between_the_class_and_the_test_atomics_is_checked_at_the_end():
             DjangoTestCase._rollback_atomics(inner)
     finally:
         DjangoTestCase._rollback_atomics(outer)
+
+
+def test_the_garbage_collector_runs_during_the_tests():
+    """It is off only while the tests are collected (tests/conftest.py): a test runs with it
+    on, over the young objects, everything collection left frozen."""
+    assert gc.isenabled()
+    assert gc.get_threshold()[2] == 100
+    assert gc.get_freeze_count() > 100_000
