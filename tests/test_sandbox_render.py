@@ -93,17 +93,13 @@ def _lean_json_as_it_was(block) -> str:
 
 
 def _library_values():
-    """Every value a step page prints as JSON, from every run of the library and the XSS
-    sweep's hostile run: each turn's blocks, response, request, appended messages and tool
-    results."""
+    """Every value a step page prints as JSON, from every run of the library: each turn's
+    blocks, response, request, appended messages and tool results."""
     import json
     from pathlib import Path
 
-    from tests.test_security_xss import PAYLOADS, hostile_transcript
-
     folder = Path(__file__).resolve().parent.parent / "content" / "transcripts"
     docs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
-    docs.append(hostile_transcript(PAYLOADS))
     for doc in docs:
         yield doc
         for turn in doc.get("turns", []):
