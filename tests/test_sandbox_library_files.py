@@ -1,9 +1,15 @@
-"""The recorded-loop library notices a changed file by listing its directory on every request:
-with os.scandir, the same files in the same order as the glob it replaced."""
+"""The recorded-loop library notices a changed file: it lists its directory with os.scandir (the
+same files in the same order as the glob it replaced) when a folder's time changed, or a second
+after the last listing, and otherwise trusts the listing it has."""
 
 from __future__ import annotations
 
-from studyapp.sandbox.library import Library
+import os
+
+import pytest
+
+from studyapp.sandbox import library as library_module
+from studyapp.sandbox.library import RESCAN_AFTER_S, Library
 
 
 def _globbed(directory):
@@ -35,3 +41,118 @@ def test_a_changed_file_changes_the_listing(tmp_path):
     (tmp_path / "b.json").write_text("{}")
     assert library._current() != before and len(library._current()) == 2
     assert Library(tmp_path / "missing")._current() == ()
+
+
+# --- the listing read again only when a folder changed, or after a second ------------------------
+
+LONG_AGO = 1_000_000_000  # 2001: a folder time far older than any listing
+
+
+@pytest.fixture
+def old_folders(tmp_path):
+    """A library folder with a run and a language folder, their times set long ago (as a checkout
+    a while before the server started leaves them), and a count of the listings read."""
+    (tmp_path / "a.json").write_text("{}")
+    (tmp_path / "pl").mkdir()
+    (tmp_path / "pl" / "a.yaml").write_text("x: 1")
+    _age(tmp_path)
+    return tmp_path
+
+
+def _age(tmp_path):
+    for folder in (tmp_path / "pl", tmp_path):
+        os.utime(folder, (LONG_AGO, LONG_AGO))
+
+
+@pytest.fixture
+def scans(monkeypatch):
+    calls = []
+    real = library_module._scan
+    monkeypatch.setattr(library_module, "_scan", lambda d: calls.append(d) or real(d))
+    return calls
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(library_module, "_monotonic", lambda: now[0])
+    return now
+
+
+def _listed(directory):
+    """A library of ``directory`` that has listed it: once to find its folders, once trusted."""
+    library = Library(directory)
+    library._current()
+    library._current()
+    return library
+
+
+def _names(library):
+    return [f"{p.parent.name}/{p.name}" for p, _ in library._current()]
+
+
+def test_an_unchanged_library_is_not_listed_again_within_a_second(old_folders, scans, clock):
+    library = Library(old_folders)
+    first = library._current()
+    assert library._current() == first and len(scans) == 2  # the folders it found: read again
+    assert library._current() == first and len(scans) == 2  # folders stat'ed, nothing listed
+    clock[0] += RESCAN_AFTER_S - 0.01
+    assert library._current() == first and len(scans) == 2
+    clock[0] += 0.01
+    assert library._current() == first and len(scans) == 3  # a second later: listed again
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: (d / "b.json").write_text("{}"),  # added
+        lambda d: (d / "pl" / "b.yaml").write_text("x: 1"),  # added to a language folder
+        lambda d: (d / "pl" / "a.yaml").unlink(),  # removed
+        lambda d: (d / "a.json").rename(d / "c.json"),  # renamed
+        lambda d: (d / "zh-hans").mkdir() or (d / "zh-hans" / "a.yaml").write_text("x: 1"),
+    ],
+    ids=["added", "added-in-pl", "removed", "renamed", "new-language"],
+)
+def test_a_file_added_removed_or_renamed_is_seen_at_once(old_folders, scans, clock, change):
+    library = _listed(old_folders)
+    before = _names(library)
+    change(old_folders)
+    after = _names(library)  # the same instant: the folder's time changed
+    assert after != before and after == [f"{p.parent.name}/{p.name}" for p in _globbed(old_folders)]
+
+
+def test_a_file_rewritten_in_place_is_seen_within_a_second(old_folders, scans, clock):
+    library = _listed(old_folders)
+    before = library._current()
+    path = old_folders / "pl" / "a.yaml"
+    path.write_text("x: 2")  # in place: the folder's time is not touched
+    os.utime(path, (LONG_AGO + 60, LONG_AGO + 60))
+    assert library._current() is before  # within the second: the listing trusted
+    clock[0] += RESCAN_AFTER_S
+    assert dict(library._current())[path] == LONG_AGO + 60
+
+
+def test_a_folder_changed_just_now_is_listed_on_every_call(tmp_path, scans, clock):
+    """A folder time as recent as the listing may not change with the next write (the file
+    system's clock ticks coarsely): until it is older, every call lists the files."""
+    (tmp_path / "a.json").write_text("{}")
+    library = Library(tmp_path)
+    library._current()
+    library._current()
+    path = tmp_path / "a.json"
+    path.write_text('{"x": 1}')  # in place, the folder's time as recent as the listings
+    os.utime(path, (LONG_AGO, LONG_AGO))
+    assert dict(library._current())[path] == LONG_AGO and len(scans) == 3
+    os.utime(tmp_path, (LONG_AGO, LONG_AGO))  # the folder ages
+    library._current()
+    library._current()
+    assert len(scans) == 4  # listed once more, then trusted
+
+
+def test_a_library_folder_removed_is_an_empty_library_at_once(old_folders, scans, clock):
+    import shutil
+
+    library = _listed(old_folders)
+    assert library._current()
+    shutil.rmtree(old_folders)
+    assert library._current() == ()

@@ -69,3 +69,90 @@ def test_a_run_added_to_the_library_is_on_the_next_list(client, settings, tmp_pa
     shutil.copy(second, tmp_path / "transcripts" / second.name)
     two = _run_list(client.get("/sandbox/").content.decode())
     assert two.count('<li class="card">') == 2
+
+
+# --- a block's JSON, written in one pass (studyapp/sandbox/leanjson.py) --------------------------
+
+
+def _lean_json_as_it_was(block) -> str:
+    """What the step pages printed before leanjson: a copy with base64 shortened, then
+    json.dumps indented (views._lean_json until December 2026, verbatim)."""
+    import json
+
+    def lean(value):
+        if isinstance(value, dict):
+            out = {k: lean(v) for k, v in value.items()}
+            if value.get("type") == "base64" and isinstance(value.get("data"), str):
+                out["data"] = f"<{len(value['data']):,} characters of base64>"
+            return out
+        if isinstance(value, list):
+            return [lean(v) for v in value]
+        return value
+
+    return json.dumps(lean(block), indent=2, ensure_ascii=False)
+
+
+def _library_values():
+    """Every value a step page prints as JSON, from every run of the library: each turn's
+    blocks, response, request, appended messages and tool results."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "content" / "transcripts"
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    for doc in docs:
+        yield doc
+        for turn in doc.get("turns", []):
+            response = turn.get("response") or {}
+            yield from (response, turn.get("request"), turn.get("appended"))
+            yield from response.get("content", [])
+            yield from turn.get("tool_results") or []
+
+
+IMAGE = {
+    "type": "image",
+    "source": {"type": "base64", "media_type": "image/png", "data": "QUJD" * 9},
+}
+EDGES = [
+    {}, [], "", 0, -1, 10**30, 1.5, -0.0, 1e-7, 1e300, float("nan"), float("inf"), -float("inf"),
+    True, False, None, "é — 中文 \u2028 \x00 \x1f \"q\" \\ </script>", "\ud800",
+    {"a": {}, "b": [], "c": [{}], "d": [[]]},
+    {7: "int", 2.5: "float", True: "bool", None: "none", "s": "str"},
+    {False: 0, -3: [1, [2, [3, {"x": None}]]]},
+    IMAGE, [IMAGE, {"content": [IMAGE]}],
+    {"type": "base64", "data": 7}, {"type": "base64"}, {"data": "QUJD", "type": "base64"},
+    {"type": "base64", "data": "x" * 12345, "more": {"type": "base64", "data": ""}},
+    ("a", IMAGE, [IMAGE]),  # a tuple is written as a list, and (as before) not shortened inside
+    {"t": (1, (2, {"type": "base64", "data": "QQ"}))},
+]  # fmt: skip
+
+
+def _same_as_json_dumps(value) -> None:
+    import json
+
+    from studyapp.sandbox.leanjson import indented_json, lean_json
+
+    assert lean_json(value) == _lean_json_as_it_was(value), value
+    assert indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False), value
+
+
+@pytest.mark.parametrize("value", EDGES)
+def test_a_value_json_treats_apart_is_written_as_json_dumps_wrote_it(value):
+    _same_as_json_dumps(value)
+
+
+def test_every_json_of_every_library_step_is_written_as_json_dumps_wrote_it():
+    values = list(_library_values())
+    assert len(values) > 300
+    for value in values:
+        _same_as_json_dumps(value)
+
+
+@pytest.mark.parametrize("value", [{"a": {1, 2}}, [object()], {("a",): 1}, b"bytes"])
+def test_what_json_cannot_write_is_refused_as_json_refuses_it(value):
+    from studyapp.sandbox.leanjson import lean_json
+
+    with pytest.raises(TypeError):
+        _lean_json_as_it_was(value)
+    with pytest.raises(TypeError):
+        lean_json(value)

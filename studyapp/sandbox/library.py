@@ -6,6 +6,7 @@ import json
 import os
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -172,23 +173,47 @@ class Run:
         return seen
 
 
-def _scan(directory: Path) -> list[tuple[tuple[str, ...], str, float]]:
+def _scan(directory: Path) -> tuple[list[tuple[tuple[str, ...], str, float]], list[str]]:
     """(sort key, path, modification time) of the library's files, as ``_current`` lists them
-    (pathlib's glob rules: a name starting with a dot is matched like any other)."""
-    top, nested = [], []
+    (pathlib's glob rules: a name starting with a dot is matched like any other), and the
+    folders listed to find them (the directory and each folder in it)."""
+    top, nested, folders = [], [], [str(directory)]
     try:
         entries = list(os.scandir(directory))
     except FileNotFoundError:
-        return []
+        return [], folders
     for entry in entries:
         if entry.name.endswith(".json"):
             top.append(((entry.name,), entry.path, entry.stat().st_mtime))
         if entry.is_dir():  # (a folder named x.json is listed, as glob lists it, and read)
+            folders.append(entry.path)
             with os.scandir(entry.path) as inner:
                 for f in inner:
                     if f.name.endswith(".yaml") and f.is_file():
                         nested.append(((entry.name, f.name), f.path, f.stat().st_mtime))
-    return sorted(top) + sorted(nested)
+    return sorted(top) + sorted(nested), folders
+
+
+#: How long a listing is trusted while the modification times of its folders stay the same. A
+#: file added, removed or renamed (as git and most editors save one) changes its folder's time
+#: and is seen on the next call; a file rewritten in place changes only its own, and is seen
+#: within this many seconds, when the files are listed and their times read again.
+RESCAN_AFTER_S = 1.0
+#: A folder changed less than this before a listing is read may change again within the file
+#: system's timestamp granularity (ext4's coarse clock, a second or two elsewhere) and keep its
+#: time: such a listing is not trusted, and every call lists the files again ("racy" in git).
+RACY_S = 2.0
+#: The clocks ``Library._current`` reads (tests move them)
+_monotonic = time.monotonic
+_wall = time.time
+
+
+def _folder_times(folders: list[str]) -> tuple[int, ...] | None:
+    """Each folder's modification time (ns), or None when one is gone."""
+    try:
+        return tuple(os.stat(f).st_mtime_ns for f in folders)
+    except OSError:
+        return None
 
 
 def build_run(key: str, transcript: Transcript, uploaded_pk: int | None = None) -> Run:
@@ -200,15 +225,45 @@ class Library:
         self.directory = directory
         self._signature: tuple = ()
         self._listing: tuple[list, tuple[tuple[Path, float], ...]] | None = None
+        #: (when, the folders listed, their times) of a listing that may be trusted: None when
+        #: the next call must list the files again
+        self._checked: tuple[float, list[str], tuple[int, ...] | None] | None = None
+        self._folders: list[str] = [str(directory)]  # the folders the last listing read
         self._runs: dict[str, Run] = {}
         self._problems: list[str] = []
         self._lock = threading.Lock()
 
     def _current(self) -> tuple[tuple[Path, float], ...]:
         """(path, modification time) of ``*.json`` and then ``*/*.yaml`` (files only), each
-        sorted as ``sorted(directory.glob(...))`` sorts them; read with os.scandir, which every
-        request of the sandbox asks (a Path and a glob match per file cost about 1 ms)."""
-        listing = _scan(self.directory)
+        sorted as ``sorted(directory.glob(...))`` sorts them; read with os.scandir.
+
+        Every request of the sandbox asks, so the files are listed and their times read (about
+        a hundred stat calls, 0.5 ms) only when a folder's time changed, the last listing is
+        older than ``RESCAN_AFTER_S`` or its folders were changed just before it
+        (``RACY_S``): otherwise a stat of each folder (the directory and its language folders)
+        says nothing was added, removed or renamed."""
+        checked, now = self._checked, _monotonic()
+        if (
+            checked is not None
+            and self._listing is not None
+            and now - checked[0] < RESCAN_AFTER_S
+            and _folder_times(checked[1]) == checked[2]
+        ):
+            return self._listing[1]
+        # The folders' times are read before the files, so a change made while they are listed
+        # shows as a changed time on the next call; a listing whose folders are not the ones
+        # whose times were read (one added or removed) is not trusted until it is read again.
+        started = _wall()
+        folders = checked[1] if checked is not None else self._folders
+        times = _folder_times(folders)
+        listing, found = _scan(self.directory)
+        self._folders = found
+        trusted = (
+            times is not None
+            and found == folders
+            and all(t < (started - RACY_S) * 1e9 for t in times)
+        )
+        self._checked = (now, found, times) if trusted else None
         if self._listing is None or self._listing[0] != listing:
             self._listing = (listing, tuple((Path(p), m) for _, p, m in listing))
         return self._listing[1]

@@ -33,6 +33,7 @@ from . import predict as predict_rules
 from . import reference
 from .charts import context_chart, context_markers
 from .forms import UploadForm
+from .leanjson import indented_json, lean_json
 from .library import Run, build_run, library
 from .models import LiveRun, PredictAnswer, UploadedRun
 from .uploads import upload_parse
@@ -184,10 +185,10 @@ def _block_views(turn, raw: bool) -> list[dict]:
             "type": block.type,
             "data": data,
             "known": block.known,
-            "json": _lean_json(data),
+            "json": _on_demand(_lean_json, data),  # shown raw only: written when read
         }
         if block.type in ("tool_use", "server_tool_use"):
-            view["input_json"] = json.dumps(data.get("input", {}), indent=2, ensure_ascii=False)
+            view["input_json"] = indented_json(data.get("input", {}))
         views.append(view)
     return views
 
@@ -221,18 +222,7 @@ def _media_view(block: dict) -> dict:
 
 def _lean_json(block) -> str:
     """A block's JSON with base64 data shortened (a 1.5 MB image is not printed as text)."""
-
-    def lean(value):
-        if isinstance(value, dict):
-            out = {k: lean(v) for k, v in value.items()}
-            if value.get("type") == "base64" and isinstance(value.get("data"), str):
-                out["data"] = f"<{len(value['data']):,} characters of base64>"
-            return out
-        if isinstance(value, list):
-            return [lean(v) for v in value]
-        return value
-
-    return json.dumps(lean(block), indent=2, ensure_ascii=False)
+    return lean_json(block)
 
 
 def _result_views(turn) -> list[dict]:
@@ -247,7 +237,7 @@ def _result_views(turn) -> list[dict]:
                     "kind": kind,
                     "text": result.get("text", "") if kind == "text" else "",
                     "media": _media_view(result) if kind in ("image", "document") else None,
-                    "json": _lean_json(result),
+                    "json": _on_demand(_lean_json, result),
                 }
             )
             continue
@@ -272,7 +262,7 @@ def _result_views(turn) -> list[dict]:
                 "is_error": result.get("is_error") is True,
                 "text": text,
                 "media": media,
-                "json": _lean_json(result),
+                "json": _on_demand(_lean_json, result),
             }
         )
     return views
@@ -574,7 +564,7 @@ def _message_views(message: dict) -> list[dict]:
         if not isinstance(block, dict):
             continue
         kind = str(block.get("type", ""))
-        view = {"type": kind, "data": block, "json": _lean_json(block)}
+        view = {"type": kind, "data": block, "json": _on_demand(_lean_json, block)}
         if kind in ("image", "document"):
             view["media"] = _media_view(block)
         elif kind == "tool_result":
