@@ -225,9 +225,9 @@ class Library:
         self.directory = directory
         self._signature: tuple = ()
         self._listing: tuple[list, tuple[tuple[Path, float], ...]] | None = None
-        #: (when, the folders listed, their times) of a listing that may be trusted: None when
-        #: the next call must list the files again
-        self._checked: tuple[float, list[str], tuple[int, ...] | None] | None = None
+        #: (when, the folders' times) of a listing that may be trusted: None when the next call
+        #: must list the files again
+        self._checked: tuple[float, tuple[int, ...] | None] | None = None
         self._folders: list[str] = [str(directory)]  # the folders the last listing read
         self._runs: dict[str, Run] = {}
         self._problems: list[str] = []
@@ -247,14 +247,14 @@ class Library:
             checked is not None
             and self._listing is not None
             and now - checked[0] < RESCAN_AFTER_S
-            and _folder_times(checked[1]) == checked[2]
+            and _folder_times(self._folders) == checked[1]
         ):
             return self._listing[1]
         # The folders' times are read before the files, so a change made while they are listed
         # shows as a changed time on the next call; a listing whose folders are not the ones
         # whose times were read (one added or removed) is not trusted until it is read again.
         started = _wall()
-        folders = checked[1] if checked is not None else self._folders
+        folders = self._folders
         times = _folder_times(folders)
         listing, found = _scan(self.directory)
         self._folders = found
@@ -263,7 +263,7 @@ class Library:
             and found == folders
             and all(t < (started - RACY_S) * 1e9 for t in times)
         )
-        self._checked = (now, found, times) if trusted else None
+        self._checked = (now, times) if trusted else None
         if self._listing is None or self._listing[0] != listing:
             self._listing = (listing, tuple((Path(p), m) for _, p, m in listing))
         return self._listing[1]

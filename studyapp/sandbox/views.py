@@ -185,7 +185,7 @@ def _block_views(turn, raw: bool) -> list[dict]:
             "type": block.type,
             "data": data,
             "known": block.known,
-            "json": _on_demand(_lean_json, data),  # shown raw only: written when read
+            "json": _on_demand(lean_json, data),  # shown raw only: written when read
         }
         if block.type in ("tool_use", "server_tool_use"):
             view["input_json"] = indented_json(data.get("input", {}))
@@ -220,11 +220,6 @@ def _media_view(block: dict) -> dict:
     return view
 
 
-def _lean_json(block) -> str:
-    """A block's JSON with base64 data shortened (a 1.5 MB image is not printed as text)."""
-    return lean_json(block)
-
-
 def _result_views(turn) -> list[dict]:
     views = []
     for result in turn.tool_results:
@@ -237,7 +232,7 @@ def _result_views(turn) -> list[dict]:
                     "kind": kind,
                     "text": result.get("text", "") if kind == "text" else "",
                     "media": _media_view(result) if kind in ("image", "document") else None,
-                    "json": _on_demand(_lean_json, result),
+                    "json": _on_demand(lean_json, result),
                 }
             )
             continue
@@ -262,7 +257,7 @@ def _result_views(turn) -> list[dict]:
                 "is_error": result.get("is_error") is True,
                 "text": text,
                 "media": media,
-                "json": _on_demand(_lean_json, result),
+                "json": _on_demand(lean_json, result),
             }
         )
     return views
@@ -448,8 +443,8 @@ def step_context(request, run: Run, n: int) -> dict:
         "listing_html": reference.listing_html(turn.stop_reason, turn.action, capped),
         # where the next request depends on the model: this run's model vs today's models
         "today_rows": today.decision_rows(run.transcript.params_for(turn.index), turn.response),
-        "appended_json": _on_demand(_lean_json, turn.appended) if turn.appended is not None else "",
-        "request_json": _on_demand(_lean_json, turn.request),
+        "appended_json": _on_demand(lean_json, turn.appended) if turn.appended is not None else "",
+        "request_json": _on_demand(lean_json, turn.request),
         "tool_choice_json": json.dumps(run.transcript.tool_choice)
         if run.transcript.tool_choice
         else "",
@@ -468,7 +463,7 @@ def step_context(request, run: Run, n: int) -> dict:
         },
         "step_url": lambda s: f"{prefix}{s}/{suffix}",
         "links": _run_links(run) if not run.live_pk else None,
-        "response_json": _on_demand(_lean_json, turn.response),
+        "response_json": _on_demand(lean_json, turn.response),
     }
     ctx["kept"] = _Panels(run, ctx)
     return ctx
@@ -564,7 +559,7 @@ def _message_views(message: dict) -> list[dict]:
         if not isinstance(block, dict):
             continue
         kind = str(block.get("type", ""))
-        view = {"type": kind, "data": block, "json": _on_demand(_lean_json, block)}
+        view = {"type": kind, "data": block, "json": _on_demand(lean_json, block)}
         if kind in ("image", "document"):
             view["media"] = _media_view(block)
         elif kind == "tool_result":
@@ -614,7 +609,7 @@ def conversation(request, slug: str | None = None, pk: int | None = None):
                 "n": turn.index + 1,
                 "turn": turn,
                 "blocks": _message_views({"content": turn.response.get("content", [])}),
-                "json": _lean_json(turn.response),
+                "json": lean_json(turn.response),
                 "url": _step_url(run, turn.index + 1),
             }
         )
