@@ -576,12 +576,13 @@ def notes_dir(tmp_path, settings):
 
 @pytest.fixture
 def one_of_each(db):
-    """One question of each of the first eight kinds, written as loadcontent writes new slugs."""
-    from quizzes.bank import create_questions
+    """One question of each of the first eight kinds, written as loadcontent writes new slugs
+    (the rows bank.create_questions writes, built once per session: factories.new_questions)."""
+    from .factories import KIND_BODIES, new_questions
 
-    from .factories import KIND_BODIES, parse_question
-
-    questions = create_questions([parse_question(kind) for kind in KIND_BODIES])
+    questions = new_questions(
+        [(kind, f"t-{kind.replace('_', '-')}", "stop-reasons") for kind in KIND_BODIES]
+    )
     return dict(zip(KIND_BODIES, questions, strict=True))
 
 
