@@ -5,47 +5,37 @@ the day, a catalogue entry or a setting it was made with."""
 from __future__ import annotations
 
 import datetime
-import re
 import types
 
-import pytest
+from django.template.loader import render_to_string
+from django.utils import translation
 
+from core import today
 from studyapp.agentloop import models
 from studyapp.notes import views
 
-pytestmark = pytest.mark.django_db
+
+def _fresh() -> str:
+    rows = [today.change_context(cid) for cid in today.known_ids()]
+    return render_to_string("notes/_changes_body.html", {"changes": rows})
 
 
-@pytest.fixture
-def client(client, learner):
-    """Signed in: the view renders every request (the anonymous page cache serves no one with a
-    session)."""
-    client.force_login(learner)
-    return client
-
-
-def _page(client, path: str = "/notes/changes/") -> str:
-    html = client.get(path).content.decode()
-    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)  # new every request
-
-
-def _fresh(client, path: str = "/notes/changes/") -> str:
+def test_the_kept_sections_are_the_fresh_ones_per_language():
     views._changes.clear()
-    return _page(client, path)
+    kept = {}
+    for lang in ("en", "zh-hans"):
+        with translation.override(lang):
+            first = views._changes_body()
+            assert views._changes_body() is first and first == _fresh()
+            kept[lang] = first
+    assert kept["en"] != kept["zh-hans"] and 'href="/zh-hans/notes/"' in kept["zh-hans"]
+    assert len(views._changes) == 2
 
 
-@pytest.mark.parametrize("prefix", ["", "/pl", "/zh-hans", "/zh-hant"])
-def test_the_kept_sections_are_the_fresh_ones_in_every_language(client, prefix):
-    fresh = _fresh(client, prefix + "/notes/changes/")
-    assert views._changes  # kept
-    assert _page(client, prefix + "/notes/changes/") == fresh
-    assert f'<a href="{prefix}/notes/">' in fresh
-    english = _page(client)
-    assert (english == fresh) == (prefix == ""), "a language's sections are its own"
-
-
-def test_another_day_renders_the_sections_again(client, monkeypatch):
-    today = _fresh(client)
+def test_another_day_a_catalogue_entry_or_a_setting_renders_them_again(monkeypatch, settings):
+    views._changes.clear()
+    before = views._changes_body()
+    # another day: a model past its retirement date leaves the tables
     retiring = next(m for m in models.all_models() if m.status == "deprecated" and m.retires)
     assert retiring.retires > datetime.date.today()
     later = retiring.retires + datetime.timedelta(days=1)
@@ -56,23 +46,17 @@ def test_another_day_renders_the_sections_again(client, monkeypatch):
             return later
 
     moved = types.SimpleNamespace(**{**vars(datetime), "date": Later})
-    monkeypatch.setattr(models, "dt", moved)
-    monkeypatch.setattr(views, "dt", moved)
-    after = _page(client)
-    assert after != today and after == _fresh(client)
-
-
-def test_a_catalogue_entry_replaced_renders_the_sections_again(client, monkeypatch):
-    before = _fresh(client)
+    with monkeypatch.context() as m:
+        m.setattr(models, "dt", moved)
+        m.setattr(views, "dt", moved)
+        assert views._changes_body() != before
+    assert views._changes_body() is before  # today again
+    # a catalogue entry replaced
     sonnet = models.get_model("claude-sonnet-5-5")
     edited = models.replace(sonnet, forced_tool_choice=models.FORCED_OK)
-    monkeypatch.setitem(models._BY_ID, "claude-sonnet-5-5", edited)
-    after = _page(client)
-    assert after != before and after == _fresh(client)
-
-
-def test_a_setting_changed_forgets_the_kept_sections(client, settings):
-    _fresh(client)
-    assert views._changes
+    with monkeypatch.context() as m:
+        m.setitem(models._BY_ID, "claude-sonnet-5-5", edited)
+        assert views._changes_body() != before
+    # a setting changed: nothing kept
     settings.SHORT_DATE_FORMAT = "Y"
     assert not views._changes
