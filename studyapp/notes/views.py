@@ -1,13 +1,19 @@
+import datetime as dt
+
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from core import i18n, today
+from core import i18n, today, urlcache
 from core.owners import get_owner
 from quizzes import translations
 from quizzes.schema import SUBTOPIC_LABELS
+from studyapp.agentloop import models
 
 from . import checks, progress, search
 from .loader import glossary, note_in, notes_in
@@ -35,8 +41,37 @@ def reading(request):
 
 def changes(request):
     """What changed since the exam guide: every CHANGES entry, generated from the catalogue."""
-    rows = [today.change_context(cid) for cid in today.known_ids()]
-    return render(request, "notes/changes.html", {"changes": rows})
+    return render(request, "notes/changes.html", {"body": _changes_body()})
+
+
+#: /notes/changes/'s sections by what they are made of; the catalogue's entries are kept with
+#: them (so their ids, in the key, stay theirs while it is kept).
+_changes: dict[tuple, tuple] = {}
+_CHANGES_MAX = 64
+
+
+def _changes_body() -> str:
+    """The sections of /notes/changes/ (notes/_changes_body.html), rendered once per language,
+    URLconf and script prefix (``urlcache.where``), day (a model's status is the day's) and set
+    of catalogue entries (CHANGES and the models: an entry replaced is a new key), instead of
+    on every request: a thousand gettext calls and as many template variables a page. Forgotten
+    when a setting changes (translations, formats, URLs)."""
+    entries = tuple(models.CHANGES.values())
+    rules = tuple(models.all_models())
+    key = (*urlcache.where(), dt.date.today(), *map(id, entries), None, *map(id, rules))
+    kept = _changes.get(key)
+    if kept is None:
+        rows = [today.change_context(cid) for cid in today.known_ids()]
+        html = render_to_string("notes/_changes_body.html", {"changes": rows})
+        if len(_changes) >= _CHANGES_MAX:
+            _changes.clear()
+        kept = _changes[key] = (entries, rules, html)
+    return kept[2]
+
+
+@receiver(setting_changed)
+def _forget_changes(**kwargs) -> None:
+    _changes.clear()
 
 
 def _note(slug: str):

@@ -27,10 +27,10 @@ from studyapp.agentloop import catalogue
 from studyapp.agentloop.runner import RunnerError
 from studyapp.agentloop.transcript import TranscriptError, parse_transcript
 
+from . import blockhtml, reference
 from . import compare as compare_module
 from . import live as live_services
 from . import predict as predict_rules
-from . import reference
 from .charts import context_chart, context_markers
 from .forms import UploadForm
 from .leanjson import indented_json, lean_json
@@ -174,6 +174,12 @@ def sandbox_index(request):
             "tag": tag,
         },
     )
+
+
+def _blocks_html(block_views, raw: bool) -> str:
+    """The response's blocks as sandbox/_blocks.html renders them (written in blockhtml.py);
+    ``block_views``: the step's on-demand ``_block_views``."""
+    return blockhtml.blocks_html(block_views(), raw)
 
 
 def _block_views(turn, raw: bool) -> list[dict]:
@@ -389,7 +395,10 @@ class _Panels:
         kept = self.run.rendered
         html = kept.get(key)
         if html is None:
-            html = render_to_string(self.TEMPLATES[name], ctx)
+            if name == "blocks":  # sandbox/_blocks.html, written in Python (blockhtml.py)
+                html = ctx["blocks_html"]()
+            else:
+                html = render_to_string(self.TEMPLATES[name], ctx)
             if len(html) <= PANEL_KEEP_MAX_CHARS:
                 size = kept.get(_PANELS_SIZE, 0) + len(html)
                 if len(kept) >= PANELS_MAX or size > PANELS_BUDGET_CHARS:
@@ -465,6 +474,7 @@ def step_context(request, run: Run, n: int) -> dict:
         "links": _run_links(run) if not run.live_pk else None,
         "response_json": _on_demand(lean_json, turn.response),
     }
+    ctx["blocks_html"] = _on_demand(_blocks_html, ctx["blocks"], raw)
     ctx["kept"] = _Panels(run, ctx)
     return ctx
 
