@@ -182,3 +182,98 @@ def test_every_change_links_to_a_real_notes_section(notes):
         if change.notes_anchor:
             slug, _, anchor = change.notes_anchor.partition("#")
             assert slug in notes and anchor in notes[slug].anchors, change.id
+
+
+# --- the folder listed again only when it changed, or after a second ----------------------------
+
+LONG_AGO = 1_000_000_000  # 2001: a folder time far older than any listing
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    from core import folders
+
+    now = [100.0]
+    monkeypatch.setattr(folders, "_monotonic", lambda: now[0])
+    return now
+
+
+@pytest.fixture
+def listings(monkeypatch):
+    """How many times a library listed its folder."""
+    calls = []
+    real = os.scandir
+    monkeypatch.setattr(
+        loader, "os", type("os", (), {"scandir": lambda d: calls.append(d) or real(d)})
+    )
+    return calls
+
+
+def _old_library(notes_dir):
+    """A library of one note whose folder's time is long ago (a checkout before the server
+    started), that has read it once."""
+    (notes_dir / "01-sample.md").write_text(note_text())
+    os.utime(notes_dir, (LONG_AGO, LONG_AGO))
+    lib = loader.NoteLibrary(notes_dir)
+    assert lib.get("sample").title == "A sample"
+    return lib
+
+
+def test_an_unchanged_folder_is_not_listed_again_within_a_second(notes_dir, clock, listings):
+    lib = _old_library(notes_dir)
+    first = lib.notes()
+    assert lib.notes() is first and len(listings) == 1  # the folder stat'ed, nothing listed
+    clock[0] += 0.99
+    assert lib.notes() is first and len(listings) == 1
+    clock[0] += 0.01
+    assert lib.notes() is first and len(listings) == 2  # a second later: listed again
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: (d / "02-other.md").write_text(note_text(slug="other", title="Other")),
+        lambda d: (d / "01-sample.md").unlink(),
+        lambda d: (d / "01-sample.md").rename(d / "03-sample.md"),
+    ],
+    ids=["added", "removed", "renamed"],
+)
+def test_a_note_added_removed_or_renamed_is_seen_at_once(notes_dir, clock, listings, change):
+    lib = _old_library(notes_dir)
+    change(notes_dir)
+    assert sorted(lib.notes()) == sorted(loader.NoteLibrary(notes_dir).notes())  # same instant
+    assert len(listings) == 2 + 1  # listed again, and the fresh library's own listing
+
+
+def test_a_note_rewritten_in_place_is_seen_within_a_second(notes_dir, clock, listings):
+    lib = _old_library(notes_dir)
+    path = notes_dir / "01-sample.md"
+    path.write_text(note_text(title="Changed"))  # in place: the folder's time is not touched
+    os.utime(path, (LONG_AGO + 60, LONG_AGO + 60))
+    assert lib.get("sample").title == "A sample"  # within the second: the listing trusted
+    clock[0] += 1.0
+    assert lib.get("sample").title == "Changed"
+
+
+def test_a_folder_changed_just_now_is_listed_on_every_call(notes_dir, clock, listings):
+    """A folder time as recent as the listing may not change with the next write (the file
+    system's clock ticks coarsely): until it is older, every call lists the files."""
+    path = notes_dir / "01-sample.md"
+    path.write_text(note_text())
+    lib = loader.NoteLibrary(notes_dir)
+    assert lib.get("sample").title == "A sample"
+    path.write_text(note_text(title="Changed"))  # the same instant, the folder as recent
+    os.utime(path, (LONG_AGO, LONG_AGO))
+    assert lib.get("sample").title == "Changed" and len(listings) == 2
+    os.utime(notes_dir, (LONG_AGO, LONG_AGO))  # the folder ages
+    lib.notes()
+    lib.notes()
+    assert len(listings) == 3  # listed once more, then trusted
+
+
+def test_a_notes_folder_removed_is_an_empty_library_at_once(notes_dir, clock):
+    import shutil
+
+    lib = _old_library(notes_dir)
+    shutil.rmtree(notes_dir)
+    assert lib.notes() == {}

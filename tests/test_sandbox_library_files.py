@@ -8,8 +8,10 @@ import os
 
 import pytest
 
+from core import folders as folders_module
+from core.folders import RESCAN_AFTER_S
 from studyapp.sandbox import library as library_module
-from studyapp.sandbox.library import RESCAN_AFTER_S, Library
+from studyapp.sandbox.library import Library
 
 
 def _globbed(directory):
@@ -75,7 +77,7 @@ def scans(monkeypatch):
 @pytest.fixture
 def clock(monkeypatch):
     now = [100.0]
-    monkeypatch.setattr(library_module, "_monotonic", lambda: now[0])
+    monkeypatch.setattr(folders_module, "_monotonic", lambda: now[0])
     return now
 
 

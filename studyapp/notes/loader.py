@@ -18,6 +18,7 @@ from django.utils.html import escape
 from django.utils.translation import gettext, gettext_noop
 
 from core import i18n
+from core.folders import FolderWatch
 from core.rendering import render_inline, render_markdown
 
 from .blocks import BLOCKS
@@ -210,13 +211,19 @@ class NoteLibrary:
         self._cache: dict[Path, tuple[float, Note]] = {}
         self._signature: tuple = ()
         self._listing: tuple[list, tuple] = ([], ())
+        self._watch = FolderWatch([str(directory)])
         self._notes: dict[str, Note] = {}
         self._lock = threading.Lock()
 
     def _scan(self) -> tuple:
         """(path, modification time) of each ``*.md`` here, as ``sorted(directory.glob("*.md"))``
         lists them; read with os.scandir, the Paths made only when the listing changes (a
-        glob and a Path.stat per file cost twice as much, on every request that reads a note)."""
+        glob and a Path.stat per file cost twice as much, on every request that reads a note).
+        Listed again only when core.folders.FolderWatch says the last listing may not be
+        trusted; otherwise a stat of the folder says nothing was added, removed or renamed."""
+        if self._watch.current():
+            return self._listing[1]
+        before = self._watch.begin()
         try:
             with os.scandir(self.directory) as found:
                 entries = list(found)
@@ -231,6 +238,7 @@ class NoteLibrary:
         )
         if listing != self._listing[0]:
             self._listing = (listing, tuple((self.directory / n, m) for n, m in listing))
+        self._watch.listed(before, [str(self.directory)])
         return self._listing[1]
 
     def notes(self) -> dict[str, Note]:

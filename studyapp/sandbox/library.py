@@ -6,7 +6,6 @@ import json
 import os
 import re
 import threading
-import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -15,6 +14,7 @@ import yaml
 from django.conf import settings
 from django.utils.translation import get_language, gettext
 
+from core.folders import FolderWatch
 from core.i18n import generated
 from studyapp.agentloop import contract
 from studyapp.agentloop.transcript import Transcript, TranscriptError, parse_transcript
@@ -194,28 +194,6 @@ def _scan(directory: Path) -> tuple[list[tuple[tuple[str, ...], str, float]], li
     return sorted(top) + sorted(nested), folders
 
 
-#: How long a listing is trusted while the modification times of its folders stay the same. A
-#: file added, removed or renamed (as git and most editors save one) changes its folder's time
-#: and is seen on the next call; a file rewritten in place changes only its own, and is seen
-#: within this many seconds, when the files are listed and their times read again.
-RESCAN_AFTER_S = 1.0
-#: A folder changed less than this before a listing is read may change again within the file
-#: system's timestamp granularity (ext4's coarse clock, a second or two elsewhere) and keep its
-#: time: such a listing is not trusted, and every call lists the files again ("racy" in git).
-RACY_S = 2.0
-#: The clocks ``Library._current`` reads (tests move them)
-_monotonic = time.monotonic
-_wall = time.time
-
-
-def _folder_times(folders: list[str]) -> tuple[int, ...] | None:
-    """Each folder's modification time (ns), or None when one is gone."""
-    try:
-        return tuple(os.stat(f).st_mtime_ns for f in folders)
-    except OSError:
-        return None
-
-
 def build_run(key: str, transcript: Transcript, uploaded_pk: int | None = None) -> Run:
     return Run(key, transcript, contract.check_transcript(transcript), uploaded_pk)
 
@@ -225,10 +203,7 @@ class Library:
         self.directory = directory
         self._signature: tuple = ()
         self._listing: tuple[list, tuple[tuple[Path, float], ...]] | None = None
-        #: (when, the folders' times) of a listing that may be trusted: None when the next call
-        #: must list the files again
-        self._checked: tuple[float, tuple[int, ...] | None] | None = None
-        self._folders: list[str] = [str(directory)]  # the folders the last listing read
+        self._watch = FolderWatch([str(directory)])  # the folders the last listing read
         self._runs: dict[str, Run] = {}
         self._problems: list[str] = []
         self._lock = threading.Lock()
@@ -238,32 +213,14 @@ class Library:
         sorted as ``sorted(directory.glob(...))`` sorts them; read with os.scandir.
 
         Every request of the sandbox asks, so the files are listed and their times read (about
-        a hundred stat calls, 0.5 ms) only when a folder's time changed, the last listing is
-        older than ``RESCAN_AFTER_S`` or its folders were changed just before it
-        (``RACY_S``): otherwise a stat of each folder (the directory and its language folders)
-        says nothing was added, removed or renamed."""
-        checked, now = self._checked, _monotonic()
-        if (
-            checked is not None
-            and self._listing is not None
-            and now - checked[0] < RESCAN_AFTER_S
-            and _folder_times(self._folders) == checked[1]
-        ):
+        a hundred stat calls, 0.5 ms) only when core.folders.FolderWatch says the last listing
+        may not be trusted: otherwise a stat of each folder (the directory and its language
+        folders) says nothing was added, removed or renamed."""
+        if self._listing is not None and self._watch.current():
             return self._listing[1]
-        # The folders' times are read before the files, so a change made while they are listed
-        # shows as a changed time on the next call; a listing whose folders are not the ones
-        # whose times were read (one added or removed) is not trusted until it is read again.
-        started = _wall()
-        folders = self._folders
-        times = _folder_times(folders)
+        before = self._watch.begin()
         listing, found = _scan(self.directory)
-        self._folders = found
-        trusted = (
-            times is not None
-            and found == folders
-            and all(t < (started - RACY_S) * 1e9 for t in times)
-        )
-        self._checked = (now, times) if trusted else None
+        self._watch.listed(before, found)
         if self._listing is None or self._listing[0] != listing:
             self._listing = (listing, tuple((Path(p), m) for _, p, m in listing))
         return self._listing[1]
