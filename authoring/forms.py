@@ -17,12 +17,11 @@ from django import forms
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.forms import formset_factory
-from django.utils.choices import BaseChoiceIterator
 from django.utils.text import format_lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from core.widgets import Select
+from core.widgets import Select, ShownChoices
 from quizzes import kinds, schema
 from quizzes.forms import SUBTOPIC_LABELS
 from studyapp.agentloop import bounded, catalogue
@@ -55,19 +54,6 @@ class TypedChoiceField(_SharedChoices, forms.TypedChoiceField):
     pass
 
 
-class ShownChoices(BaseChoiceIterator):
-    """Choices already in the shape Django's widgets read, (value, label) or (group, [(value,
-    label), ...]), labels as the page shows them: a widget given one keeps it as it is, where a
-    list is normalised again by every widget it is given to (the notes picker: 163 sections
-    on every editor form and row) and every lazy label translated on every render."""
-
-    def __init__(self, choices: list):
-        self.choices = choices
-
-    def __iter__(self):
-        return iter(self.choices)
-
-
 #: (which menu, language) -> its choices with the labels translated into that language
 _shown: dict[tuple, ShownChoices] = {}
 
@@ -82,10 +68,40 @@ def shown_choices(key: str, choices) -> ShownChoices:
     return found
 
 
+#: language -> (the notes it was made from, the notes-section menu, the values it offers)
+_notes_menus: dict[str, tuple[dict, ShownChoices, frozenset]] = {}
+
+
+def notes_menu() -> tuple[ShownChoices, frozenset]:
+    """The notes-section picker's choices (every section of every note, grouped by note, in
+    the active language) and the values it offers: made again only when the notes change
+    (notes_in hands out the same dict until a file changes; the dict itself is kept and
+    compared). One menu for every form, so its options are written once (core.widgets)."""
+    from studyapp.notes.loader import NoteError, notes_in
+
+    from .pickers import anchor_choices
+
+    try:
+        notes = notes_in()
+    except NoteError:
+        notes = None
+    lang = get_language()
+    kept = _notes_menus.get(lang)
+    if notes is not None and kept is not None and kept[0] is notes:
+        return kept[1], kept[2]
+    choices = [("", "Choose…"), *(anchor_choices(notes) if notes is not None else [])]
+    menu = ShownChoices(choices)
+    known = frozenset(v for _, group in choices[1:] for v, _ in group)
+    if notes is not None:
+        _notes_menus[lang] = (notes, menu, known)
+    return menu, known
+
+
 @receiver(setting_changed)
 def _forget_shown_choices(**kwargs) -> None:
     """A test that changes settings (languages, locale paths) translates the menus afresh."""
     _shown.clear()
+    _notes_menus.clear()
     _today_field.cache_clear()
 
 
@@ -179,14 +195,11 @@ class QuestionForm(forms.Form):
     def __init__(self, *args, kind: str, editing: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.kind = kind
-        from .pickers import anchor_choices
-
-        choices = [("", "Choose…"), *anchor_choices()]
+        menu, known = notes_menu()
         value = self.data.get("notes") if self.is_bound else self.initial.get("notes")
-        known = {v for _, group in choices[1:] for v, _ in group}
         if value and value not in known:  # keep a value the picker does not offer (a typo shows)
-            choices.append((value, f"{value} (not a section of the notes)"))
-        self.fields["notes"].widget.choices = ShownChoices(choices)
+            menu = ShownChoices([*menu.choices, (value, f"{value} (not a section of the notes)")])
+        self.fields["notes"].widget.choices = menu
         if editing:
             self.fields["slug"].disabled = True
         # The kind's own fields come from its module (quizzes/kinds/<kind>.py).
