@@ -197,6 +197,11 @@ class ShownChoices(BaseChoiceIterator):
     def __iter__(self):
         return iter(self.choices)
 
+    def __copy__(self):
+        # A widget's copy copies its choices (ChoiceWidget.__deepcopy__): the same menu, with
+        # what is written of it.
+        return self
+
 
 #: bumped when a setting changes (languages, formats): the options kept are written again
 _generation = 0

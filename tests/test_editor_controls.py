@@ -2,9 +2,11 @@
 (``str(bound_field)``), byte for byte: every field of every kind's form and rows, unbound (new
 and edited, the slug disabled) and bound (valid, with the bank's errors, hostile text, values the
 menus do not offer), in several languages one after the other (the menus' options are kept per
-language)."""
+language). And the editor's forms copy their fields as copy.deepcopy copies them."""
 
 from __future__ import annotations
+
+import copy
 
 import pytest
 from django import forms as django_forms
@@ -234,3 +236,39 @@ def test_kept_options_follow_the_language_and_the_settings(settings):
         assert widgets.control(form["shown"]) == str(form["shown"]) != english
     with translation.override("pl"):
         assert widgets.control(form["shown"]) == str(form["shown"]) != polish
+
+
+def _editor_fields() -> list[django_forms.Field]:
+    found = [*forms.QuestionForm.base_fields.values(), *forms.OptionForm.base_fields.values()]
+    for module in kinds.REGISTRY.values():
+        found += module.editor_fields().values()
+    return [*found, forms._today_field(), *Sample.base_fields.values()]
+
+
+def _state(field) -> dict:
+    """A field's attributes and its widget's (a menu's choices as the list they give)."""
+    state = dict(vars(field))
+    widget = state.pop("widget")
+    shown = dict(vars(widget))
+    if "_choices" in shown:
+        shown["_choices"] = list(shown["_choices"])
+    return {**state, "widget": (type(widget), shown)}
+
+
+def test_the_forms_copy_each_field_as_deepcopy_copies_it():
+    for field in _editor_fields():
+        ours, theirs = forms._field_copy(field, {}), copy.deepcopy(field)
+        assert type(ours) is type(theirs) and _state(ours) == _state(theirs), field
+        for name in ("widget", "error_messages", "validators"):
+            assert getattr(ours, name) is not getattr(field, name)
+        assert ours.widget.attrs is not field.widget.attrs
+        ours.widget.attrs["data-x"] = "1"
+        ours.error_messages["x"] = "y"
+        assert "data-x" not in field.widget.attrs and "x" not in field.error_messages
+    # A form's copy of its class's fields: a plain dict of copies, one copy of a shared widget.
+    copied = copy.deepcopy(forms.OptionForm.base_fields)
+    assert type(copied) is dict and copied.keys() == forms.OptionForm.base_fields.keys()
+    shared = django_forms.CharField()
+    twin = copy.copy(shared)
+    both = copy.deepcopy(forms._Fields(a=shared, b=twin))
+    assert both["a"].widget is both["b"].widget is not shared.widget
