@@ -7,14 +7,16 @@ from quizzes.models import Question
 from studyapp.notes.loader import NoteError, notes_in
 
 
-def anchor_choices() -> list[tuple[str, list[tuple[str, str]]]]:
-    """Every section of every note as note-slug#anchor, grouped by note (for a <select>)."""
-    try:
-        notes = notes_in().values()  # the headings in the author's language, same anchors
-    except NoteError:
-        return []
+def anchor_choices(notes: dict | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every section of every note as note-slug#anchor, grouped by note (for a <select>): of
+    ``notes`` (slug -> Note) or of notes_in(), the headings in the author's language."""
+    if notes is None:
+        try:
+            notes = notes_in()  # the headings in the author's language, same anchors
+        except NoteError:
+            return []
     groups = []
-    for note in notes:
+    for note in notes.values():
         options = [(f"{note.slug}#{t['id']}", t["name"]) for t in note.toc if t.get("id")]
         if options:
             groups.append((note.title, options))

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from django import forms
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.forms.boundfield import BoundField
 from django.forms.renderers import DjangoTemplates
+from django.utils.choices import BaseChoiceIterator
 from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeData, mark_safe
+from django.utils.translation import get_language
 
 
 class Select(forms.Select):
@@ -169,3 +175,157 @@ class FormRenderer(DjangoTemplates):
         if html is None:
             return super().render(template_name, context, request)
         return mark_safe(html)  # noqa: S308 - every value escaped above
+
+
+# --- a bound field's control written from the field itself ---------------------------------
+
+
+class ShownChoices(BaseChoiceIterator):
+    """Choices already in the shape Django's widgets read, (value, label) or (group, [(value,
+    label), ...]), labels as the page shows them (or lazy ones, shown in the active language):
+    a widget given one keeps it as it is, where a list is normalised again by every widget it
+    is given to and every copy of the widget (the notes picker: 163 sections on every editor
+    form), and every lazy label translated on every render.
+
+    Its list is never changed once made (a menu that needs other choices is a new one), so
+    ``control`` writes its options once per language and keeps them with it."""
+
+    def __init__(self, choices: list):
+        self.choices = choices
+        self.written: dict[tuple, tuple[list[str], list[str], dict[str, int]]] = {}
+
+    def __iter__(self):
+        return iter(self.choices)
+
+    def __copy__(self):
+        # A widget's copy copies its choices (ChoiceWidget.__deepcopy__): the same menu, with
+        # what is written of it.
+        return self
+
+
+#: bumped when a setting changes (languages, formats): the options kept are written again
+_generation = 0
+
+
+@receiver(setting_changed)
+def _forget_written_options(**kwargs) -> None:
+    global _generation
+    _generation += 1
+
+
+def _option_parts(choices, after: str) -> tuple[list[str], list[str], dict[str, int]]:
+    """The pieces of a select's options as _select writes them from ChoiceWidget.optgroups:
+    each piece the text of an option (or of a group's opening or closing tag), the same option
+    selected at the same index (None for a group's tag), and the index of the first option of
+    each value (the one Django marks selected)."""
+    parts: list[str] = []
+    selected: list[Any] = []
+    first: dict[str, int] = {}
+    for option_value, option_label in choices:
+        if option_value is None:
+            option_value = ""
+        if isinstance(option_label, (list, tuple)):
+            group_name, options = option_value, option_label
+        else:
+            group_name, options = None, [(option_value, option_label)]
+        if group_name:
+            parts.append(f'\n  <optgroup label="{_show(group_name)}">')
+            selected.append(None)
+        for value, label in options:
+            first.setdefault(str(value), len(parts))
+            text, shown = _text(value), _show(label)
+            parts.append(f'\n  <option value="{text}">{shown}</option>{after}')
+            selected.append(f'\n  <option value="{text}" selected>{shown}</option>{after}')
+        if group_name:
+            parts.append("\n  </optgroup>")
+            selected.append(None)
+    return parts, selected, first
+
+
+def _write_select(widget, name: str, value, attrs: dict, after: str) -> str:
+    """What Django's Select.get_context and _select write, from the choices themselves."""
+    values = widget.format_value(value)
+    choices = widget.choices
+    if type(choices) is ShownChoices:
+        key = (after, get_language(), _generation)
+        kept = choices.written.get(key)
+        if kept is None:
+            if len(choices.written) > 16:  # languages x generations gone by
+                choices.written.clear()
+            kept = choices.written[key] = _option_parts(choices, after)
+        parts, selected, first = kept
+    else:
+        parts, selected, first = _option_parts(choices, after)
+    found = [first[v] for v in values if v in first]
+    if found:
+        at = min(found)
+        parts = [*parts[:at], selected[at], *parts[at + 1 :]]
+    shown = _attrs({"attrs": widget.build_attrs(widget.attrs, attrs)})
+    return f'<select name="{esc(name)}"{shown}>{"".join(parts)}\n</select>'
+
+
+def _write_input(widget, name: str, value, attrs: dict) -> str:
+    return _input(
+        {
+            "name": name,
+            "type": widget.input_type,
+            "value": widget.format_value(value),
+            "attrs": widget.build_attrs(widget.attrs, attrs),
+        }
+    )
+
+
+def _write_checkbox(widget, name: str, value, attrs: dict) -> str:
+    if widget.check_test(value):
+        attrs = {**attrs, "checked": True}
+    return _write_input(widget, name, value, attrs)
+
+
+def _write_textarea(widget, name: str, value, attrs: dict) -> str:
+    return _textarea(
+        {
+            "name": name,
+            "value": widget.format_value(value),
+            "attrs": widget.build_attrs(widget.attrs, attrs),
+        }
+    )
+
+
+#: The widgets ``control`` writes itself: exactly these classes (a subclass may render
+#: otherwise), each with the template its class names.
+_CONTROLS = {
+    forms.TextInput: _write_input,
+    forms.CheckboxInput: _write_checkbox,
+    forms.Textarea: _write_textarea,
+    # django/forms/widgets/select.html keeps each option include's trailing newline
+    forms.Select: lambda widget, *args: _write_select(widget, *args, "\n"),
+    Select: lambda widget, *args: _write_select(widget, *args, ""),
+}
+#: What a field and its __init__ set on those widgets: anything else (a template of its own,
+#: ``allow_multiple_selected``, localisation…) and Django renders it.
+_PLAIN_STATE = frozenset(("attrs", "_choices", "is_required", "input_type", "check_test"))
+
+
+def control(bf) -> str:
+    """``str(bf)``, the same HTML, written from the bound field: the widget's attributes as
+    BoundField.as_widget builds them (required, disabled, aria-invalid, aria-describedby, id),
+    its value as the widget formats it, and a select's options kept with its ShownChoices,
+    written once per language. Django's way, for the question editor's 30 controls a page, is
+    a context per widget (a dict per option of a select, 163 in the notes picker) and a
+    renderer's call. Any field or widget this does not know is rendered by Django."""
+    field = bf.field
+    widget = field.widget
+    write = _CONTROLS.get(type(widget))
+    if (
+        write is None
+        or type(bf) is not BoundField
+        or field.show_hidden_initial
+        or field.localize
+        or not widget.__dict__.keys() <= _PLAIN_STATE
+        or type(bf.form.renderer) is not FormRenderer
+    ):
+        return str(bf)
+    attrs = bf.build_widget_attrs({}, widget)
+    if bf.auto_id and "id" not in widget.attrs:
+        attrs.setdefault("id", bf.auto_id)
+    return write(widget, bf.html_name, bf.value(), attrs)

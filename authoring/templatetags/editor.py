@@ -13,7 +13,7 @@ from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 
 from core.urlcache import where
-from core.widgets import esc
+from core.widgets import control, esc
 
 register = template.Library()
 
@@ -25,18 +25,23 @@ def field(f, label: str = "") -> SafeString:
     errors to the control with aria-describedby; the ids here are the ones it names."""
     checkbox = f.widget_type == "checkbox"
     errors = f.errors
-    control = str(f)  # the widget, already escaped
+    help_text = f.help_text
+    if type(help_text) is not str:
+        # Translated once for the field, not again for the control's aria-describedby, the test
+        # below and the text (a lazy text is translated each time it is read).
+        help_text = f.help_text = str(help_text)
+    control_html = control(f)  # str(f): the widget, already escaped
     shown = f'<label for="{esc(f.id_for_label)}">'
     shown += f"{esc(label or f.label)}</label>"
     classes = "field" + (" has-error" if errors else "") + (" field-check" if checkbox else "")
     html = [
         f'\n<div class="{classes}">',
-        f"\n  {control} {shown}\n  " if checkbox else f"\n  {shown}\n  {control}",
+        f"\n  {control_html} {shown}\n  " if checkbox else f"\n  {shown}\n  {control_html}",
         "\n  ",
     ]
     auto_id = esc(f.auto_id)
-    if f.help_text:
-        html.append(f'<p class="help muted" id="{auto_id}_helptext">{esc(f.help_text)}</p>')
+    if help_text:
+        html.append(f'<p class="help muted" id="{auto_id}_helptext">{esc(help_text)}</p>')
     html.append("\n  ")
     if errors:
         items = "".join(f"<li>{esc(e)}</li>" for e in errors)
