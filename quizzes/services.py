@@ -337,6 +337,13 @@ def _if_open(pk: int, attempt: int, now, lock_after_first: bool):
     return rows.filter(answered_at__isnull=True) if lock_after_first else rows
 
 
+def _practice_rows(pk: int, lock_after_first: bool):
+    """The practice response row, if its attempt is not submitted (one UPDATE's WHERE)."""
+    rows = Response.objects.filter(pk=pk)
+    rows = rows.filter(answered_at__isnull=True) if lock_after_first else rows
+    return rows.filter(attempt__submitted_at__isnull=True)
+
+
 def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
     """Grade and store an answer. Practice keeps the first answer; exams keep the last.
 
@@ -365,8 +372,15 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
         return updated.filter(answered_at__isnull=True) if lock_after_first else updated
 
     if response.attempt.mode == Attempt.Mode.PRACTICE:
-        # No deadline and no score to race: one conditional UPDATE is the whole check.
-        stored = rows().filter(attempt__submitted_at__isnull=True).update(**fields)
+        # No deadline and no score to race: one conditional UPDATE is the whole check, its SQL
+        # compiled once per process (core/prepared.py): building it was most of the save's work.
+        save = prepared_update(
+            ("practice-save", lock_after_first),
+            lambda pk: _practice_rows(pk, lock_after_first),
+            tuple(fields),
+            pk=1_999_999_001,
+        )
+        stored = save.run(fields, pk=response.pk)
     else:
         stored = 0
         if not connections[router.db_for_write(Response)].features.has_select_for_update:
