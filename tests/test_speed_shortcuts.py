@@ -206,3 +206,47 @@ def test_the_compiled_practice_save_is_the_orms_update(one_of_each, learner, loc
     Attempt.objects.filter(pk=attempt.pk).update(submitted_at=timezone.now())
     assert save.run(values, pk=third.pk) == 0 == orm(third.pk)
     assert Response.objects.get(pk=third.pk).answered_at is None
+
+
+@pytest.mark.parametrize("n", [1, 7, 60, 200])
+def test_an_attempts_responses_are_inserted_as_the_orms_bulk_create_inserts_them(learner, n):
+    """quizzes/services._insert_responses (attempt_start), compiled once per process and count:
+    the INSERT ``Response.objects.bulk_create`` ran (one query; the ORM's own past one batch)
+    and the same rows, every default included."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from quizzes import services
+
+    from .factories import make_bank
+
+    questions = make_bank(n)
+    ids = [q.pk for q in questions]
+    mine, theirs = (
+        Attempt.objects.create(mode="practice", user=learner, seed=1, question_count=n)
+        for _ in range(2)
+    )
+    for _ in range(2):  # compiled, then kept
+        Response.objects.filter(attempt__in=[mine, theirs]).delete()
+        with CaptureQueriesContext(connection) as compiled:
+            services._insert_responses(mine.pk, ids)
+        with CaptureQueriesContext(connection) as orm:
+            Response.objects.bulk_create(
+                Response(attempt_id=theirs.pk, question_id=qid, position=i + 1)
+                for i, qid in enumerate(ids)
+            )
+        assert len(compiled.captured_queries) == len(orm.captured_queries) == (1 if n < 100 else 2)
+        assert [q["sql"] for q in compiled.captured_queries] == [
+            q["sql"].replace(f"({theirs.pk}, ", f"({mine.pk}, ") for q in orm.captured_queries
+        ]
+        fields = [f.attname for f in Response._meta.concrete_fields if f.attname != "id"]
+        got, expected = (
+            [
+                {**row, "attempt_id": None}
+                for row in Response.objects.filter(attempt=a).order_by("position").values(*fields)
+            ]
+            for a in (mine, theirs)
+        )
+        assert got == expected and len(got) == n
+        assert [r["question_id"] for r in got] == ids
+    assert services._insert_responses(mine.pk, []) is None  # nothing to insert, no query
