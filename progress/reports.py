@@ -155,7 +155,10 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
         r = rows.get(row["question__subtopic"])
         if r is None:
             continue
-        r[row["attempt__mode"]] = {"n": row["n"], "percent": round(100 * row["points"] / row["n"])}
+        # An answer with no automatic grade yet (an essay) has no score: it counts as none,
+        # as in the totals below, not as a page that fails (Sum() of only those is NULL).
+        points = row["points"] or 0
+        r[row["attempt__mode"]] = {"n": row["n"], "percent": round(100 * points / row["n"])}
         r["n"] += row["n"]
         r["points"] += row["points"] or 0
     for row in bank:

@@ -456,3 +456,22 @@ def test_the_traps_ranked_from_kept_options_are_what_the_orms_prefetch_gives(
     new.options.update(family="")
     Response.objects.filter(question=old).update(question=new)
     assert reports.family_rows(owner) == by_the_orm() != expected
+
+
+def test_an_essay_answered_in_practice_and_not_yet_graded_still_shows_the_dashboard(
+    client, learner
+):
+    """An answer with no automatic grade has no score until an instructor gives one: the
+    dashboard's mastery counts it as no points (it used to fail: 100 * None)."""
+    from .factories import make_question
+
+    question = make_question("essay", "dashboard-essay")
+    client.force_login(learner)
+    attempt = start_practice(client)
+    assert attempt is not None and attempt.responses.get().question == question
+    client.post(f"/practice/{attempt.pk}/1/", {"text": "An essay of my own."})
+    answered = attempt.responses.get()
+    assert answered.answered and answered.score is None
+    page = client.get("/me/")
+    assert page.status_code == 200
+    assert "0%" in page.content.decode()
