@@ -241,6 +241,8 @@ def _insert_responses(attempt_id: int, question_ids: list[int]) -> None:
             params[next(values)] = value
     with transaction.mark_for_rollback_on_error(using=db), connections[db].cursor() as cursor:
         cursor.execute(text, params)
+        if " RETURNING " in text:
+            cursor.fetchall()  # the new ids, read to the end as bulk_create reads them
 
 
 def practice_start(*, owner: Owner, subtopics: list[str], which: str, count: int) -> Attempt:
