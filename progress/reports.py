@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from core.owners import Owner
 from core.prepared import STAND_IN_NOW, owner_stand_in, prepared_rows
 from quizzes import services as quiz_services
+from quizzes import versioncache
 from quizzes.forms import SUBTOPIC_LABELS
 from quizzes.models import Attempt, Question, Response
 from quizzes.schema import FAMILIES, SUBTOPICS
@@ -154,7 +155,10 @@ def subtopic_rows(owner: Owner, now: datetime) -> list[dict]:
         r = rows.get(row["question__subtopic"])
         if r is None:
             continue
-        r[row["attempt__mode"]] = {"n": row["n"], "percent": round(100 * row["points"] / row["n"])}
+        # An answer with no automatic grade yet (an essay) has no score: it counts as none,
+        # as in the totals below, not as a page that fails (Sum() of only those is NULL).
+        points = row["points"] or 0
+        r[row["attempt__mode"]] = {"n": row["n"], "percent": round(100 * points / row["n"])}
         r["n"] += row["n"]
         r["points"] += row["points"] or 0
     for row in bank:
@@ -291,8 +295,9 @@ def family_rows(owner: Owner) -> list[dict]:
     """Distractor families ranked by how often they caught this learner when offered.
 
     Three queries: answers grouped by (question, traps fallen into), then those questions and
-    their options. quizzes.services.family_report then runs over light stand-ins, one per
-    answer, that share one precomputed option list per question.
+    their options (none for the options of versions this process keeps already).
+    quizzes.services.family_report then runs over light stand-ins, one per answer, that share
+    one precomputed option list per question.
     """
     groups = _compiled(
         "progress-families",
@@ -304,11 +309,15 @@ def family_rows(owner: Owner) -> list[dict]:
     if groups is None:
         groups = list(_families_query(_answered(owner)))
     stand_ins = {}
-    for q in (
-        Question.objects.filter(pk__in={g["question_id"] for g in groups})
-        .only("id", "data")
-        .prefetch_related("options")
-    ):
+    questions = list(
+        Question.objects.filter(pk__in={g["question_id"] for g in groups}).only(
+            "id", "data", "created_at", "content_hash"
+        )
+    )
+    # Their options from the per-version cache (quizzes/versioncache.py): the one query
+    # prefetch_related("options") ran for the versions this process lacks, none for the rest.
+    versioncache.with_options_all(questions)
+    for q in questions:
         options = [SimpleNamespace(family=o.family) for o in q.options.all()]
         stand_ins[q.pk] = SimpleNamespace(
             data=q.data, options=SimpleNamespace(all=lambda options=options: options)

@@ -12,7 +12,7 @@ from django.db.models import Count, Exists, Max, Subquery
 from django.utils.translation import gettext
 
 from core.owners import Owner
-from core.prepared import owner_stand_in, prepared_rows
+from core.prepared import owner_stand_in, prepared_rows, prepared_update
 from quizzes import services as quiz_services
 from quizzes.models import Attempt, Question, Response
 
@@ -94,8 +94,8 @@ def answer_record(
             )
         if card.pk is None:
             card.save()
-        elif not ConceptCard.objects.filter(pk=card.pk, reviews=seen).update(
-            **{f: getattr(card, f) for f in CARD_FIELDS}
+        elif not _card_update().run(
+            {f: getattr(card, f) for f in CARD_FIELDS}, pk=card.pk, seen=seen
         ):
             return None  # another review of this concept landed first; it counts instead
         return ReviewLog.objects.create(
@@ -109,6 +109,19 @@ def answer_record(
         )
     except IntegrityError:
         return None  # a concurrent request rated this answer (or created the card) first
+
+
+def _card_update():
+    """The card's UPDATE, only if no other review changed it since it was read (its ``reviews``
+    still what was read): ``ConceptCard.objects.filter(pk=, reviews=).update()``, its SQL
+    compiled once per process (core/prepared.py)."""
+    return prepared_update(
+        ("progress-card-update",),
+        lambda pk, seen: ConceptCard.objects.filter(pk=pk, reviews=seen),
+        CARD_FIELDS,
+        pk=1_999_999_001,
+        seen=1_999_999_002,
+    )
 
 
 def _card_for(owner: Owner, concept: str, response: Response):

@@ -270,3 +270,45 @@ def test_the_today_line_shows_only_after_answering_and_comes_from_the_catalogue(
     assert "keyed to the exam's answer" in after
     assert "On today&#x27;s models: claude-opus-5-5, claude-sonnet-5-5: 400 error" in after
     assert 'href="/notes/changes/#forced-tool-choice"' in after
+
+
+@pytest.mark.parametrize("lang", ["en", "pl", "zh-hans"])
+def test_the_inputs_written_without_the_wrapper_are_the_wrappers(lang):
+    """quizzes/views._inputs_html renders a kind's input template on its own: the same HTML as
+    quizzes/_inputs.html's include, for every kind, unanswered and answered (right or wrong),
+    enabled and disabled, with an error, in each language, and escaped the same."""
+    from django.template.loader import render_to_string
+    from django.utils import translation
+    from django.utils.safestring import SafeString
+
+    from quizzes import grading, presentation, views
+
+    from .answers import right_answer
+    from .factories import ALL_KIND_BODIES, make_question
+
+    checked = 0
+    with translation.override(lang):
+        for kind in ALL_KIND_BODIES:
+            question = make_question(kind, f"inputs-{kind}")
+            spec = question.grading_spec()
+            answers = [None, {"text": "<b>x</b> & 'y'"}]
+            typed = {"numerical": {"text": "7"}, "essay": {"text": "an <i>essay</i>"},
+                     "short_answer": {"text": "a <b>word</b>"}}  # fmt: skip
+            answers.append(grading.parse_answer(spec, typed.get(kind) or right_answer(question)))
+            for answer in answers:
+                for disabled in (False, True):
+                    for error in ("", "<script>bad</script>"):
+                        ctx = {
+                            "question": question,
+                            "form_ctx": presentation.present(question, 12345, answer),
+                            "disabled": disabled,
+                            "error": error,
+                            "csrf_token": "tok",
+                        }
+                        got = views._inputs_html(ctx)
+                        assert isinstance(got, SafeString)
+                        assert got == render_to_string("quizzes/_inputs.html", ctx), kind
+                        checked += 1
+    assert checked == len(ALL_KIND_BODIES) * 3 * 2 * 2
+    nothing = {"form_ctx": {}, "disabled": False}
+    assert views._inputs_html(nothing) == render_to_string("quizzes/_inputs.html", nothing)

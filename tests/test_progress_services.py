@@ -246,3 +246,40 @@ def test_the_compiled_card_read_gives_what_the_orms_query_gives(django_user_mode
     services.answer_record(response=response, certainty=None, seconds=5.0, now=NOW)
     assert both()[0][2] is both()[1][2] is True  # this answer is logged now
     assert type(_prepared[(("progress-card-for", signed_in), connection.vendor)]) is PreparedRows
+
+
+def test_the_compiled_card_update_is_the_orms_and_only_if_not_reviewed_since(learner):
+    """progress/services._card_update (answer_record's write of a card it read), compiled once
+    per process: the SQL and the stored columns of ``filter(pk=, reviews=).update()``, and no
+    row changed when another review landed since the card was read."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from core.prepared import PreparedUpdate
+
+    now = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
+    mine, theirs = (
+        ConceptCard.objects.create(user=learner, concept=c, subtopic="guards", due=now, reviews=3)
+        for c in ("one", "two")
+    )
+    values = {"state": 2, "step": None, "stability": 2.5, "difficulty": 5.25,
+              "due": now + timedelta(days=3), "last_review": now, "subtopic": "stop-reasons",
+              "reviews": 4, "lapses": 1}  # fmt: skip
+    assert set(values) == set(services.CARD_FIELDS)
+    save = services._card_update()
+    if connection.vendor == "sqlite":
+        assert isinstance(save, PreparedUpdate)
+    with CaptureQueriesContext(connection) as compiled:
+        assert save.run(values, pk=mine.pk, seen=3) == 1
+    with CaptureQueriesContext(connection) as orm:
+        assert ConceptCard.objects.filter(pk=theirs.pk, reviews=3).update(**values) == 1
+    assert [q["sql"] for q in compiled.captured_queries] == [
+        q["sql"].replace(f'"id" = {theirs.pk} ', f'"id" = {mine.pk} ') for q in orm.captured_queries
+    ]
+    fields = services.CARD_FIELDS
+    got, expected = (
+        ConceptCard.objects.filter(pk=c.pk).values(*fields).get() for c in (mine, theirs)
+    )
+    assert got == expected == values
+    assert save.run({**values, "reviews": 5}, pk=mine.pk, seen=3) == 0  # reviewed since
+    assert ConceptCard.objects.get(pk=mine.pk).reviews == 4

@@ -395,3 +395,83 @@ def test_the_compiled_dashboard_queries_give_what_the_orms_give(learner, other_l
         == reports._answered(owner).count()
         < (Response.objects.filter(attempt__in=mine).count())
     )
+
+
+def test_the_traps_ranked_from_kept_options_are_what_the_orms_prefetch_gives(
+    learner, django_assert_num_queries
+):
+    """progress/reports.family_rows reads its questions' options from the per-version cache
+    (quizzes/versioncache.py): the same rows as the ``prefetch_related("options")`` it replaced,
+    the first time (one query for the options) and once they are kept (none), and a question's
+    new version is read afresh, never its old version's options."""
+    from types import SimpleNamespace
+
+    from core.owners import Owner
+    from progress import reports
+    from quizzes import services as quiz_services
+    from quizzes import versioncache
+    from quizzes.models import Question
+    from quizzes.schema import FAMILIES
+
+    from .factories import make_question
+
+    questions = make_bank(12)
+    _history(learner, questions, 6, 12)
+    owner = Owner(learner, "")
+
+    def by_the_orm():  # what family_rows did before it read the kept options
+        groups = list(reports._families_query(reports._answered(owner)))
+        stand_ins = {}
+        for q in (
+            Question.objects.filter(pk__in={g["question_id"] for g in groups})
+            .only("id", "data")
+            .prefetch_related("options")
+        ):
+            options = [SimpleNamespace(family=o.family) for o in q.options.all()]
+            stand_ins[q.pk] = SimpleNamespace(
+                data=q.data, options=SimpleNamespace(all=lambda options=options: options)
+            )
+        answers = []
+        for g in groups:
+            answers += [
+                SimpleNamespace(question=stand_ins[g["question_id"]], families=g["families"])
+            ] * g["n"]
+        rows = quiz_services.family_report(answers)
+        for row in rows:
+            row["description"] = FAMILIES.get(row["family"], "")
+            row["percent"] = round(100 * row["rate"])
+        return rows[: reports.TOP_FAMILIES]
+
+    expected = by_the_orm()
+    assert expected  # the history fell into traps
+    for q in questions:
+        versioncache._options.pop(versioncache.version_key(q), None)
+    with django_assert_num_queries(3):  # answers' traps, their questions, their options
+        assert reports.family_rows(owner) == expected
+    with django_assert_num_queries(2):  # the options kept
+        assert reports.family_rows(owner) == expected
+    # A new version of an answered question, with other traps: its own options, not the old.
+    old = questions[0]
+    new = make_question("single", "family-new-version")
+    new.options.update(family="")
+    Response.objects.filter(question=old).update(question=new)
+    assert reports.family_rows(owner) == by_the_orm() != expected
+
+
+def test_an_essay_answered_in_practice_and_not_yet_graded_still_shows_the_dashboard(
+    client, learner
+):
+    """An answer with no automatic grade has no score until an instructor gives one: the
+    dashboard's mastery counts it as no points (it used to fail: 100 * None)."""
+    from .factories import make_question
+
+    question = make_question("essay", "dashboard-essay")
+    client.force_login(learner)
+    attempt = start_practice(client)
+    assert attempt is not None and attempt.responses.get().question == question
+    client.post(f"/practice/{attempt.pk}/1/", {"text": "An essay of my own."})
+    answered = attempt.responses.get()
+    assert answered.answered and answered.score is None
+    page = client.get("/me/")
+    assert page.status_code == 200
+    assert "0%" in page.content.decode()

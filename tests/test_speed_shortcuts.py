@@ -154,3 +154,99 @@ def test_a_compiled_update_stores_what_the_orms_update_stores(client, one_of_eac
     assert save.run({**values, "score": 1.0}, pk=first.pk, attempt=attempt.pk, now=later) == 0
     assert save.run(values, pk=first.pk, attempt=attempt.pk + 1, now=now) == 0  # not its attempt
     assert Response.objects.get(pk=first.pk).score is None
+
+
+@pytest.mark.parametrize("lock_after_first", [True, False])
+def test_the_compiled_practice_save_is_the_orms_update(one_of_each, learner, lock_after_first):
+    """quizzes/services.response_save's practice UPDATE, compiled once (core/prepared.py), runs
+    the SQL the ORM's ``rows.filter(attempt__submitted_at__isnull=True).update()`` ran, and
+    writes only an unanswered (when locked) response of an attempt not yet submitted."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from core.prepared import PreparedUpdate, prepared_update
+    from quizzes import services
+
+    owner = services.Owner(learner, "")
+    attempt = services.practice_start(owner=owner, subtopics=[], which="all", count=3)
+    first, second, third = Response.objects.filter(attempt=attempt).order_by("position")
+    values = {"answer": {"choice": "b", "n": [1, None]}, "score": None, "is_correct": None,
+              "families": ["x"], "answered_at": timezone.now()}  # fmt: skip
+    save = prepared_update(
+        ("practice-save", lock_after_first),
+        lambda pk: services._practice_rows(pk, lock_after_first),
+        tuple(values),
+        pk=1_999_999_001,
+    )
+    if connection.vendor == "sqlite":
+        assert isinstance(save, PreparedUpdate)
+
+    def orm(pk):  # what response_save ran before it was compiled once
+        rows = Response.objects.filter(pk=pk)
+        rows = rows.filter(answered_at__isnull=True) if lock_after_first else rows
+        return rows.filter(attempt__submitted_at__isnull=True).update(**values)
+
+    with CaptureQueriesContext(connection) as compiled:
+        assert save.run(values, pk=first.pk) == 1
+    with CaptureQueriesContext(connection) as theirs:
+        assert orm(second.pk) == 1
+    assert [q["sql"] for q in compiled.captured_queries] == [
+        q["sql"].replace(f'U0."id" = {second.pk} ', f'U0."id" = {first.pk} ')
+        for q in theirs.captured_queries
+    ]
+    fields = tuple(values)
+    got, expected = (
+        Response.objects.filter(pk=r.pk).values(*fields).get() for r in (first, second)
+    )
+    assert got == expected and got["answer"]["n"] == [1, None]
+    # Answered already: a locked save writes nothing, an unlocked one writes again.
+    assert save.run({**values, "score": 1.0}, pk=first.pk) == (0 if lock_after_first else 1)
+    # The attempt submitted: nothing is written.
+    Attempt.objects.filter(pk=attempt.pk).update(submitted_at=timezone.now())
+    assert save.run(values, pk=third.pk) == 0 == orm(third.pk)
+    assert Response.objects.get(pk=third.pk).answered_at is None
+
+
+@pytest.mark.parametrize("n", [1, 7, 60, 200])
+def test_an_attempts_responses_are_inserted_as_the_orms_bulk_create_inserts_them(learner, n):
+    """quizzes/services._insert_responses (attempt_start), compiled once per process and count:
+    the INSERT ``Response.objects.bulk_create`` ran (one query; the ORM's own past one batch)
+    and the same rows, every default included."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from quizzes import services
+
+    from .factories import make_bank
+
+    questions = make_bank(n)
+    ids = [q.pk for q in questions]
+    mine, theirs = (
+        Attempt.objects.create(mode="practice", user=learner, seed=1, question_count=n)
+        for _ in range(2)
+    )
+    for _ in range(2):  # compiled, then kept
+        Response.objects.filter(attempt__in=[mine, theirs]).delete()
+        with CaptureQueriesContext(connection) as compiled:
+            services._insert_responses(mine.pk, ids)
+        with CaptureQueriesContext(connection) as orm:
+            Response.objects.bulk_create(
+                Response(attempt_id=theirs.pk, question_id=qid, position=i + 1)
+                for i, qid in enumerate(ids)
+            )
+        assert len(compiled.captured_queries) == len(orm.captured_queries) == (1 if n < 100 else 2)
+        assert [q["sql"] for q in compiled.captured_queries] == [
+            q["sql"].replace(f"({theirs.pk}, ", f"({mine.pk}, ") for q in orm.captured_queries
+        ]
+        fields = [f.attname for f in Response._meta.concrete_fields if f.attname != "id"]
+        got, expected = (
+            [
+                {**row, "attempt_id": None}
+                for row in Response.objects.filter(attempt=a).order_by("position").values(*fields)
+            ]
+            for a in (mine, theirs)
+        )
+        assert got == expected and len(got) == n
+        assert [r["question_id"] for r in got] == ids
+    assert services._insert_responses(mine.pk, []) is None  # nothing to insert, no query
