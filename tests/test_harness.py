@@ -557,3 +557,17 @@ def test_the_garbage_collector_runs_during_the_tests():
     assert gc.isenabled()
     assert gc.get_threshold()[2] == 100
     assert gc.get_freeze_count() > 100_000
+
+
+def test_what_is_alive_after_a_modules_last_test_is_frozen():
+    """tests/conftest.py freezes the live objects between two modules, not between two tests of
+    one module."""
+    from tests import conftest
+
+    one, other = SimpleNamespace(module=sys), SimpleNamespace(module=gc)
+    young = [[] for _ in range(10)]  # tracked objects created since the last freeze
+    frozen = gc.get_freeze_count()
+    conftest.pytest_runtest_teardown(one, one)
+    assert gc.get_freeze_count() == frozen
+    conftest.pytest_runtest_teardown(one, other)
+    assert gc.get_freeze_count() >= frozen + len(young)

@@ -284,12 +284,14 @@ def test_the_inputs_written_without_the_wrapper_are_the_wrappers(lang):
     from quizzes import grading, presentation, views
 
     from .answers import right_answer
-    from .factories import ALL_KIND_BODIES, make_question
+    from .factories import ALL_KIND_BODIES, new_questions
 
     checked = 0
+    questions = new_questions(
+        [(kind, f"inputs-{kind}", "stop-reasons") for kind in ALL_KIND_BODIES]
+    )
     with translation.override(lang):
-        for kind in ALL_KIND_BODIES:
-            question = make_question(kind, f"inputs-{kind}")
+        for kind, question in zip(ALL_KIND_BODIES, questions, strict=True):
             spec = question.grading_spec()
             answers = [None, {"text": "<b>x</b> & 'y'"}]
             typed = {"numerical": {"text": "7"}, "essay": {"text": "an <i>essay</i>"},
