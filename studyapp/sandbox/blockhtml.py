@@ -223,10 +223,16 @@ def _error_code(content: Any) -> list[str] | None:
     return ['<p class="badge badge-error">', _t("error:"), " ", _v(code), "</p>\n      "]
 
 
-def _web_search(b: dict, data: Any) -> list[str]:
-    out = ['\n      <p class="muted">', _result_of(data), "</p>\n      "]
+def _server_result(data: Any, *where: str) -> tuple[list[str], Any, list[str] | None]:
+    """A server tool's result: the muted line naming the call it answers (and ``where`` the
+    tool ran, translated), its content, and its error code's lines when the content is one."""
+    line = [_result_of(data), " · ", *where] if where else [_result_of(data)]
     content = _get(data, "content")
-    error = _error_code(content)
+    return ['\n      <p class="muted">', *line, "</p>\n      "], content, _error_code(content)
+
+
+def _web_search(b: dict, data: Any) -> list[str]:
+    out, content, error = _server_result(data)
     if error is not None:
         out += error
     else:
@@ -249,15 +255,7 @@ def _web_search(b: dict, data: Any) -> list[str]:
 
 
 def _web_fetch(b: dict, data: Any) -> list[str]:
-    out = [
-        '\n      <p class="muted">',
-        _result_of(data),
-        " · ",
-        _t("runs on Anthropic's servers"),
-        "</p>\n      ",
-    ]
-    content = _get(data, "content")
-    error = _error_code(content)
+    out, content, error = _server_result(data, _t("runs on Anthropic's servers"))
     if error is not None:
         out += error
     else:
@@ -275,15 +273,7 @@ def _web_fetch(b: dict, data: Any) -> list[str]:
 
 
 def _code_execution(b: dict, data: Any) -> list[str]:
-    out = [
-        '\n      <p class="muted">',
-        _result_of(data),
-        " · ",
-        _t("ran in Anthropic's sandbox"),
-        "</p>\n      ",
-    ]
-    content = _get(data, "content")
-    error = _error_code(content)
+    out, content, error = _server_result(data, _t("ran in Anthropic's sandbox"))
     if error is not None:
         out += error
     else:
