@@ -166,83 +166,11 @@ def attempt_start(
         question_count=len(question_ids),
         retake_of=retake_of,
     )
-    _insert_responses(attempt.pk, question_ids)
+    Response.objects.bulk_create(
+        Response(attempt=attempt, question_id=qid, position=i + 1)
+        for i, qid in enumerate(question_ids)
+    )
     return attempt
-
-
-#: The attempt's first (and only) column values an INSERT of new responses varies: the rest are
-#: the model's defaults, the same in every row.
-_VARIED = ("attempt_id", "question_id", "position")
-_inserts: dict[tuple, tuple[str, list, list[int]] | None] = {}
-
-
-def _compiled_insert(db: str, n: int) -> tuple[str, list, list[int]] | None:
-    """The SQL ``bulk_create`` runs for ``n`` new responses on ``db``, compiled once per process
-    and count from stand-in rows: its text, parameters, and where each row's varied values go
-    (None where it would not be one plain multi-row INSERT: the ORM's bulk_create runs)."""
-    from django.db.models import sql
-
-    connection = connections[db]
-    stand_ins = [
-        Response(attempt_id=1_999_999_001, question_id=1_999_000_001 + i, position=i + 1)
-        for i in range(n)
-    ]
-    opts = Response._meta
-    fields = [f for f in opts.concrete_fields if not f.primary_key and not f.generated]
-    if connection.vendor != "sqlite" or connection.ops.bulk_batch_size(fields, stand_ins) < n:
-        return None
-    query = sql.InsertQuery(Response)
-    query.insert_values(fields, stand_ins)
-    compiler = query.get_compiler(using=db)
-    if connection.features.can_return_rows_from_bulk_insert:
-        compiler.returning_fields = opts.db_returning_fields
-    statements = compiler.as_sql()
-    if len(statements) != 1:
-        return None
-    text, params = statements[0]
-    params = list(params)
-    names = [f.attname for f in fields]
-    slots = []
-    for i, row in enumerate(stand_ins):
-        for name in _VARIED:
-            at = i * len(fields) + names.index(name)
-            if params[at] != getattr(row, name):
-                return None
-            slots.append(at)
-    if len(params) != n * len(fields):
-        return None
-    return text, params, slots
-
-
-def _insert_responses(attempt_id: int, question_ids: list[int]) -> None:
-    """``Response.objects.bulk_create`` of the attempt's unanswered responses, one per question
-    in order: its INSERT compiled once per process and count (building it per row was most of
-    starting an attempt), the ORM's own where it can't be."""
-    if not question_ids:
-        return
-    db = router.db_for_write(Response)
-    key = (db, connections[db].vendor, len(question_ids))
-    if key not in _inserts:
-        if len(_inserts) >= 512:
-            _inserts.clear()
-        _inserts[key] = _compiled_insert(db, len(question_ids))
-    kept = _inserts[key]
-    if kept is None:
-        Response.objects.bulk_create(
-            Response(attempt_id=attempt_id, question_id=qid, position=i + 1)
-            for i, qid in enumerate(question_ids)
-        )
-        return
-    text, params, slots = kept
-    params = list(params)
-    values = iter(slots)
-    for i, qid in enumerate(question_ids):
-        for value in (attempt_id, qid, i + 1):
-            params[next(values)] = value
-    with transaction.mark_for_rollback_on_error(using=db), connections[db].cursor() as cursor:
-        cursor.execute(text, params)
-        if " RETURNING " in text:
-            cursor.fetchall()  # the new ids, read to the end as bulk_create reads them
 
 
 def practice_start(*, owner: Owner, subtopics: list[str], which: str, count: int) -> Attempt:
