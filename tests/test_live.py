@@ -121,6 +121,20 @@ def test_manual_mode_sends_the_learners_result_with_is_error(client, api):
     ]
 
 
+def test_a_manual_result_with_a_nul_character_is_refused_in_words(client, api):
+    """PostgreSQL can store no NUL in a text or jsonb column: the result is refused before
+    anything is queued (it was a 500 there, found by test_live_fuzz)."""
+    live = create(client, tool_mode="manual")
+    call = tool_use("lookup_order", {"order_id": "20931"})
+    api.script += [reply(call), reply(text("Done."))]
+    client.post(f"/sandbox/live/{live.pk}/step/")
+    data = {"manual": "1", f"result-{call['id']}": "before\x00after"}
+    response = client.post(f"/sandbox/live/{live.pk}/step/", data, follow=True)
+    assert response.status_code == 200 and len(api.requests) == 1  # nothing sent or queued
+    assert f"The result for {call['id']} contains a NUL character" in response.content.decode()
+    assert f'name="result-{call["id"]}"' in response.content.decode()  # still to write
+
+
 def test_an_api_error_is_shown_and_the_step_can_be_retried(client, api):
     live = create(client)
     api.script += [RATE_LIMITED, reply(text("Hello again."))]

@@ -283,6 +283,17 @@ def test_uploading_a_library_transcript_opens_it(client):
     assert client.get(f"/sandbox/uploads/{run.pk}/steps/2/").status_code == 200
 
 
+def test_an_upload_holding_a_nul_character_is_refused_with_where_it_is(client):
+    """No text column of PostgreSQL stores a NUL: a transcript with a \\u0000 escape is refused
+    in words (a 500 there before), an escaped backslash followed by "u0000" is plain text."""
+    with_nul = json.dumps({**MESSAGE, "id": "msg_\x00"}, indent=1)
+    response = upload(client, text=with_nul)
+    assert response.status_code == 400 and not UploadedRun.objects.exists()
+    assert "holds a NUL character (\\u0000) at line 2" in response.content.decode()
+    backslash = json.dumps({**MESSAGE, "id": "msg_\\u0000"})  # the six characters \u0000
+    assert upload(client, text=backslash).status_code == 302
+
+
 def test_a_single_message_uploads_and_its_blocks_are_escaped(client):
     response = upload(client, text=json.dumps(MESSAGE), title="One message")
     assert response.status_code == 302

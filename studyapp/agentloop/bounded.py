@@ -61,7 +61,7 @@ IMPORT = Limits(max_bytes=8 * 1024 * 1024, max_depth=48, max_values=2_000_000)
 
 class LimitError(ValueError):
     """The text is refused; ``limit`` is one of size, depth, count, alias, duplicate-key,
-    number, encoding, syntax; ``line`` and ``column`` (1-based, 0 when unknown) say where."""
+    number, encoding, syntax, nul; ``line`` and ``column`` (1-based, 0 when unknown) say where."""
 
     def __init__(
         self, message: str, *, limit: str, line: int = 0, column: int = 0, detail: str = ""
@@ -207,10 +207,32 @@ def _pairs(what: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     return hook
 
 
+#: A ``\u0000`` escape in JSON text (one not preceded by an escaped backslash): a NUL character,
+#: which no text column of PostgreSQL (text, jsonb) can store. Raw NUL bytes are not JSON.
+_JSON_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+
+
+def _refuse_nul(text: str, what: str) -> None:
+    found = _JSON_NUL.search(text)
+    if found is None:
+        return
+    at = found.end() - 6
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    raise LimitError(
+        f"{what} holds a NUL character (\\u0000) at line {line}, column {column}; no text may "
+        "contain one.",
+        limit="nul",
+        line=line,
+        column=column,
+    )
+
+
 def loads_json(data: str | bytes, limits: Limits = UPLOAD, *, what: str = "The JSON") -> Any:
     """Parse one JSON document within ``limits``; raise LimitError naming what is wrong."""
     text = as_text(data, limits, what)
     _prescan_json(text, limits, what)
+    _refuse_nul(text, what)
     try:
         return json.loads(
             text,

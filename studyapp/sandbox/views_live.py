@@ -317,6 +317,11 @@ def _tool_results(request, run) -> dict:
                 _("The result for %(id)s is longer than %(limit)s characters.")
                 % {"id": block["id"], "limit": intcomma(runner.MAX_RESULT_CHARS)}
             )
+        if "\x00" in content:  # no text column of PostgreSQL can store one
+            raise runner.RunnerError(
+                _("The result for %(id)s contains a NUL character (U+0000): remove it.")
+                % {"id": block["id"]}
+            )
         results[block["id"]] = {
             "content": content,
             "is_error": request.POST.get(f"error-{block['id']}") == "on",
