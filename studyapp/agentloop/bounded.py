@@ -113,6 +113,7 @@ def _too_big(what: str, size: int, limits: Limits) -> LimitError:
 # A string (possessive: no backtracking, linear even when it never closes) or one structural
 # character. Everything else is skipped by finditer.
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[\[\]{},]', re.DOTALL)
+_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")  # a \u0000 escape (not "\\" and "u0000")
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -125,7 +126,11 @@ def _prescan_json(text: str, limits: Limits, what: str) -> None:
     values = 1
     for m in _JSON_TOKEN.finditer(text):
         c = text[m.start()]
-        if c == '"':
+        if c == '"':  # a string: a NUL in one can't be stored (PostgreSQL's text, jsonb)
+            if text.find("\\u0000", *m.span()) >= 0 and (nul := _NUL.search(text, *m.span())):
+                line, col = _line_col(text, nul.end() - 6)
+                message = f"{what} holds a NUL character (\\u0000) at line {line}, column {col}"
+                raise LimitError(f"{message}; no text may contain one.", limit="nul", line=line)
             continue
         if c in "[{":
             depth += 1
@@ -207,32 +212,10 @@ def _pairs(what: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     return hook
 
 
-#: A ``\u0000`` escape in JSON text (one not preceded by an escaped backslash): a NUL character,
-#: which no text column of PostgreSQL (text, jsonb) can store. Raw NUL bytes are not JSON.
-_JSON_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
-
-
-def _refuse_nul(text: str, what: str) -> None:
-    found = _JSON_NUL.search(text)
-    if found is None:
-        return
-    at = found.end() - 6
-    line = text.count("\n", 0, at) + 1
-    column = at - (text.rfind("\n", 0, at) + 1) + 1
-    raise LimitError(
-        f"{what} holds a NUL character (\\u0000) at line {line}, column {column}; no text may "
-        "contain one.",
-        limit="nul",
-        line=line,
-        column=column,
-    )
-
-
 def loads_json(data: str | bytes, limits: Limits = UPLOAD, *, what: str = "The JSON") -> Any:
     """Parse one JSON document within ``limits``; raise LimitError naming what is wrong."""
     text = as_text(data, limits, what)
     _prescan_json(text, limits, what)
-    _refuse_nul(text, what)
     try:
         return json.loads(
             text,
