@@ -337,11 +337,15 @@ def _if_open(pk: int, attempt: int, now, lock_after_first: bool):
     return rows.filter(answered_at__isnull=True) if lock_after_first else rows
 
 
+def _unlocked_rows(pk: int, lock_after_first: bool):
+    """The response row, unless it keeps its first answer and has one."""
+    rows = Response.objects.filter(pk=pk)
+    return rows.filter(answered_at__isnull=True) if lock_after_first else rows
+
+
 def _practice_rows(pk: int, lock_after_first: bool):
     """The practice response row, if its attempt is not submitted (one UPDATE's WHERE)."""
-    rows = Response.objects.filter(pk=pk)
-    rows = rows.filter(answered_at__isnull=True) if lock_after_first else rows
-    return rows.filter(attempt__submitted_at__isnull=True)
+    return _unlocked_rows(pk, lock_after_first).filter(attempt__submitted_at__isnull=True)
 
 
 def response_save(*, response: Response, answer: dict, lock_after_first: bool) -> Saved:
@@ -366,10 +370,6 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
         "families": graded.families,
         "answered_at": now,
     }
-
-    def rows():
-        updated = Response.objects.filter(pk=response.pk)
-        return updated.filter(answered_at__isnull=True) if lock_after_first else updated
 
     if response.attempt.mode == Attempt.Mode.PRACTICE:
         # No deadline and no score to race: one conditional UPDATE is the whole check, its SQL
@@ -402,7 +402,7 @@ def response_save(*, response: Response, answer: dict, lock_after_first: bool) -
             try:
                 with transaction.atomic():
                     _lock_open(response.attempt_id, now)
-                    stored = rows().update(**fields)
+                    stored = _unlocked_rows(response.pk, lock_after_first).update(**fields)
             except _Expired:
                 attempt_submit(attempt=response.attempt)
                 raise AttemptClosed(_TIME_RAN_OUT) from None

@@ -364,11 +364,14 @@ class _Panels:
     Bounded by count and by size: a part over ``PANEL_KEEP_MAX_CHARS`` is not kept, and a
     run's parts together stay under ``PANELS_BUDGET_CHARS``."""
 
-    TEMPLATES = {
-        "panel": "sandbox/_step_panel.html#panel",
-        "request": "sandbox/_step_panel.html#request",
-        "blocks": "sandbox/_blocks.html",  # predict mode's response
-        "decision": "sandbox/_decision.html",  # predict mode's verdict (ctx["mode"] is in the key)
+    #: each part, written from the step's context
+    PARTS = {
+        "panel": functools.partial(render_to_string, "sandbox/_step_panel.html#panel"),
+        "request": functools.partial(render_to_string, "sandbox/_step_panel.html#request"),
+        # predict mode's response: sandbox/_blocks.html, written in Python (blockhtml.py)
+        "blocks": lambda ctx: ctx["blocks_html"](),
+        # predict mode's verdict (ctx["mode"] is in the key)
+        "decision": functools.partial(render_to_string, "sandbox/_decision.html"),
     }
 
     def __init__(self, run: Run, ctx: dict) -> None:
@@ -395,10 +398,7 @@ class _Panels:
         kept = self.run.rendered
         html = kept.get(key)
         if html is None:
-            if name == "blocks":  # sandbox/_blocks.html, written in Python (blockhtml.py)
-                html = ctx["blocks_html"]()
-            else:
-                html = render_to_string(self.TEMPLATES[name], ctx)
+            html = self.PARTS[name](ctx)
             if len(html) <= PANEL_KEEP_MAX_CHARS:
                 size = kept.get(_PANELS_SIZE, 0) + len(html)
                 if len(kept) >= PANELS_MAX or size > PANELS_BUDGET_CHARS:
@@ -411,7 +411,7 @@ class _Panels:
 
     def __getattr__(self, name: str) -> str:
         """``kept.panel``, ``kept.request``, ``kept.blocks``, ``kept.decision`` in a template."""
-        if name not in self.TEMPLATES:
+        if name not in self.PARTS:
             raise AttributeError(name)
         return self._render(name)
 
