@@ -184,8 +184,9 @@ class PageCacheMiddleware:
         self.views = frozenset(settings.PAGE_CACHE_VIEWS)
         self.enabled = settings.PAGE_CACHE_SECONDS > 0
         # Per path, whether it resolves to a shared view: resolved once per process, as the
-        # stack would resolve it, so /healthz and signed-in pages never look in the cache (nor
-        # read the content version) and a cached page's hit resolves nothing.
+        # stack would resolve it, so /healthz and a cacheable request for a page of one's own
+        # never look in the cache (nor read the content version) and a cached page's hit
+        # resolves nothing.
         self.shared: dict[str, bool] = {}
         self.static = settings.STATIC_URL if settings.STATIC_URL.startswith("/") else "/static/"
 
@@ -193,7 +194,9 @@ class PageCacheMiddleware:
         if not self.enabled:
             return self.get_response(request)
         state = None
-        if self._shared_path(request) and is_cacheable_request(request):
+        # The request first (a method and a cookie): a POST or a signed-in visitor's path is
+        # never resolved here (ids in paths: each would be resolved twice, here and below).
+        if is_cacheable_request(request) and self._shared_path(request):
             version = content_version()
             variant = _variant(request)
             local = (version, variant)

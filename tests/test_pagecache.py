@@ -284,6 +284,24 @@ def test_only_shared_pages_look_in_the_cache(client, monkeypatch):
 
 
 @pytest.mark.django_db
+def test_a_post_or_a_signed_in_page_is_not_resolved_by_the_page_cache(client, learner, monkeypatch):
+    # Such a request is never answered from the cache: its path (an attempt's, a run's id) is
+    # resolved once, by the handler, not first by the page cache too.
+    from studyapp import pagecache
+
+    resolved = []
+    real = pagecache.resolve
+    monkeypatch.setattr(pagecache, "resolve", lambda path: resolved.append(path) or real(path))
+    client.post("/notes/no-such-note/")
+    client.force_login(learner)
+    client.get("/notes/loop-basics/")
+    assert resolved == []
+    client.logout()
+    client.get("/notes/loop-basics/")
+    assert resolved == ["/notes/loop-basics/"]
+
+
+@pytest.mark.django_db
 def test_a_question_published_in_the_browser_reaches_the_cached_note_pages(
     client, notes_dir, django_capture_on_commit_callbacks
 ):
