@@ -292,13 +292,14 @@ def test_a_post_or_a_signed_in_page_is_not_resolved_by_the_page_cache(client, le
     resolved = []
     real = pagecache.resolve
     monkeypatch.setattr(pagecache, "resolve", lambda path: resolved.append(path) or real(path))
-    client.post("/notes/no-such-note/")
+    # Paths no other test opens: what the page cache resolved is remembered for the process.
+    client.post("/notes/posted-by-test-pagecache/")
     client.force_login(learner)
-    client.get("/notes/loop-basics/")
+    client.get("/notes/signed-in-test-pagecache/")
     assert resolved == []
     client.logout()
-    client.get("/notes/loop-basics/")
-    assert resolved == ["/notes/loop-basics/"]
+    client.get("/notes/anonymous-test-pagecache/")
+    assert resolved == ["/notes/anonymous-test-pagecache/"]
 
 
 @pytest.mark.django_db
