@@ -14,7 +14,7 @@ from django.utils.html import escape
 
 from authoring import services
 from quizzes.models import Attempt, Question
-from tests.editor import form_data
+from tests.editor import form_data, post_form
 from tests.factories import make_question
 from tests.html_tags import start_tags
 
@@ -136,12 +136,12 @@ def hostile_form(source: dict, text: str, slug: str) -> dict:
 @pytest.mark.parametrize("text", HOSTILE)
 def test_hostile_markdown_stays_inert_in_the_editor_and_preview(author, source, text):
     data = hostile_form(source, text, "hostile")
-    preview = author.post(
-        "/author/questions/preview/", {**data, "save": ""}, headers={"HX-Request": "true"}
+    preview = post_form(
+        author, "/author/questions/preview/", {**data, "save": ""}, headers={"HX-Request": "true"}
     )
     assert preview.status_code == 200 and '<article class="question"' in preview.content.decode()
     assert_inert(preview.content.decode())
-    saved = author.post("/author/questions/new/?kind=single", data)
+    saved = post_form(author, "/author/questions/new/?kind=single", data)
     assert saved.status_code == 302, saved.content.decode()[:2000]
     page = author.get(saved["Location"]).content.decode()
     assert_inert(page)
