@@ -19,7 +19,7 @@ from core import widgets
 from quizzes import kinds
 from quizzes.models import Question
 from tests.editor import form_data
-from tests.factories import ALL_KIND_BODIES, make_question
+from tests.factories import ALL_KIND_BODIES, new_questions
 
 LANGUAGES = ("en", "pl", "zh-hans", "en")  # English again: the kept options are per language
 KINDS = list(ALL_KIND_BODIES)
@@ -77,7 +77,9 @@ def _bound_fields(form, rows) -> list:
 def every_kind(django_db_setup, django_db_blocker):
     """One question of each kind, as the editor reads it to edit (written once, removed after)."""
     with django_db_blocker.unblock():
-        made = [make_question(kind, slug=f"ctl-{kind.replace('_', '-')}") for kind in KINDS]
+        made = new_questions(
+            [(kind, f"ctl-{kind.replace('_', '-')}", "stop-reasons") for kind in KINDS]
+        )
         editable = {q.kind: services.question_editable(q) for q in made}
     yield editable
     with django_db_blocker.unblock():
