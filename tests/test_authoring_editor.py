@@ -31,7 +31,7 @@ def test_every_kind_comes_back_from_the_editor_unchanged(author, kind):
 def test_a_new_question_of_every_kind_is_created_from_the_form(author, kind):
     source = services.question_parsed(make_question(kind, slug="model-question"))
     data = form_data({**source, "slug": "brand-new"}, save="draft")
-    response = author.post(f"/author/questions/new/?kind={kind}", data)
+    response = post_form(author, f"/author/questions/new/?kind={kind}", data)
     assert response.status_code == 302 and response["Location"] == edit_url("brand-new")
     made = Question.objects.current().get(slug="brand-new")
     assert (made.kind, made.version, made.status, made.origin) == (kind, 1, "draft", "browser")
