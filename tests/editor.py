@@ -25,13 +25,15 @@ def form_data(parsed: dict, *, save: str | None = "publish", **changes) -> dict:
     return data
 
 
+FORM_ENCODED = "application/x-www-form-urlencoded"
+
+
 def post_form(client, url: str, data: dict, **kwargs):
     """``client.post(url, data)`` as a browser sends the editor's form (and htmx its preview):
     application/x-www-form-urlencoded, the form having no file; the same ``request.POST``, in
     the same order, as the test client's default multipart body, which costs about 1.5 ms more
     a post to write and to parse."""
-    body = urlencode(data, doseq=True)
-    return client.post(url, body, content_type="application/x-www-form-urlencoded", **kwargs)
+    return client.post(url, urlencode(data, doseq=True), content_type=FORM_ENCODED, **kwargs)
 
 
 def edit_url(slug: str) -> str:

@@ -8,13 +8,14 @@ no javascript:/data:/vbscript: URL, no form that posts elsewhere.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.utils.html import escape
 
 from authoring import services
 from quizzes.models import Attempt, Question
-from tests.editor import form_data, post_form
+from tests.editor import FORM_ENCODED, form_data, post_form
 from tests.factories import make_question
 from tests.html_tags import start_tags
 
@@ -132,6 +133,15 @@ def hostile_form(source: dict, text: str, slug: str) -> dict:
         explanation=text,
         **{"opt-1-text": text + " (B)", "opt-1-why": text, "opt-0-why": text},
     )
+
+
+def test_the_form_posted_as_a_browser_posts_it_reads_as_the_test_clients_multipart(rf, source):
+    """tests.editor.post_form's body gives the view what the test client's default gives."""
+    data = hostile_form(source, "\r\n".join(HOSTILE) + "\n\r\x00 ±", "hostile")
+    for sent in (data, {**data, "save": "", "list": ["a", "b & c"]}):
+        multipart = rf.post("/", sent).POST
+        urlencoded = rf.post("/", urlencode(sent, doseq=True), content_type=FORM_ENCODED).POST
+        assert list(urlencoded.lists()) == list(multipart.lists())
 
 
 @pytest.mark.parametrize("text", HOSTILE)
