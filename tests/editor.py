@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from authoring import forms
 
 
@@ -21,6 +23,17 @@ def form_data(parsed: dict, *, save: str | None = "publish", **changes) -> dict:
         data["save"] = save
     data.update(changes)
     return data
+
+
+FORM_ENCODED = "application/x-www-form-urlencoded"
+
+
+def post_form(client, url: str, data: dict, **kwargs):
+    """``client.post(url, data)`` as a browser sends the editor's form (and htmx its preview):
+    application/x-www-form-urlencoded, the form having no file; the same ``request.POST``, in
+    the same order, as the test client's default multipart body, which costs about 1.5 ms more
+    a post to write and to parse."""
+    return client.post(url, urlencode(data, doseq=True), content_type=FORM_ENCODED, **kwargs)
 
 
 def edit_url(slug: str) -> str:

@@ -10,7 +10,7 @@ from core.owners import Owner
 from quizzes import schema
 from quizzes import services as quiz_services
 from quizzes.models import Question
-from tests.editor import edit_url, form_data
+from tests.editor import edit_url, form_data, post_form
 from tests.factories import ALL_KIND_BODIES, make_question
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ def test_every_kind_comes_back_from_the_editor_unchanged(author, kind):
     """Question -> form -> schema gives the same question: the browser and the files agree."""
     question = make_question(kind)
     data = form_data(services.question_editable(question))
-    response = author.post(edit_url(question.slug), data, follow=True)
+    response = post_form(author, edit_url(question.slug), data, follow=True)
     assert response.status_code == 200
     assert "Nothing changed: not saved." in response.content.decode()
     assert Question.objects.filter(slug=question.slug).count() == 1
@@ -31,7 +31,7 @@ def test_every_kind_comes_back_from_the_editor_unchanged(author, kind):
 def test_a_new_question_of_every_kind_is_created_from_the_form(author, kind):
     source = services.question_parsed(make_question(kind, slug="model-question"))
     data = form_data({**source, "slug": "brand-new"}, save="draft")
-    response = author.post(f"/author/questions/new/?kind={kind}", data)
+    response = post_form(author, f"/author/questions/new/?kind={kind}", data)
     assert response.status_code == 302 and response["Location"] == edit_url("brand-new")
     made = Question.objects.current().get(slug="brand-new")
     assert (made.kind, made.version, made.status, made.origin) == (kind, 1, "draft", "browser")

@@ -277,6 +277,7 @@ def test_the_inputs_written_without_the_wrapper_are_the_wrappers(lang):
     """quizzes/views._inputs_html renders a kind's input template on its own: the same HTML as
     quizzes/_inputs.html's include, for every kind, unanswered and answered (right or wrong),
     enabled and disabled, with an error, in each language, and escaped the same."""
+    from django.db.models import prefetch_related_objects
     from django.template.loader import render_to_string
     from django.utils import translation
     from django.utils.safestring import SafeString
@@ -290,6 +291,7 @@ def test_the_inputs_written_without_the_wrapper_are_the_wrappers(lang):
     questions = new_questions(
         [(kind, f"inputs-{kind}", "stop-reasons") for kind in ALL_KIND_BODIES]
     )
+    prefetch_related_objects(questions, "options")  # as the pages read them (versioncache)
     with translation.override(lang):
         for kind, question in zip(ALL_KIND_BODIES, questions, strict=True):
             spec = question.grading_spec()
@@ -298,11 +300,12 @@ def test_the_inputs_written_without_the_wrapper_are_the_wrappers(lang):
                      "short_answer": {"text": "a <b>word</b>"}}  # fmt: skip
             answers.append(grading.parse_answer(spec, typed.get(kind) or right_answer(question)))
             for answer in answers:
+                form_ctx = presentation.present(question, 12345, answer)  # seeded: the same
                 for disabled in (False, True):
                     for error in ("", "<script>bad</script>"):
                         ctx = {
                             "question": question,
-                            "form_ctx": presentation.present(question, 12345, answer),
+                            "form_ctx": form_ctx,
                             "disabled": disabled,
                             "error": error,
                             "csrf_token": "tok",
