@@ -36,7 +36,7 @@ from django.utils.functional import LazyObject, SimpleLazyObject
 # Hypothesis: a quick look while developing, a thorough one in CI (.ci/run sets
 # HYPOTHESIS_PROFILE=ci); the profiles, and fuzz() for tests that name their own number of
 # examples, live in tests/fuzzing.py.
-from . import fuzzing  # noqa: F401
+from . import formposts, fuzzing  # noqa: F401
 
 # The SQLite test database: migrated once per set of migrations, then copied (tests/dbtemplate.py);
 # the browser journeys and Playwright loaded only when a browser test can run (tests/selection.py);
@@ -385,6 +385,7 @@ _DJANGO_CLIENT_REQUEST = Client.request
 _DJANGO_HANDLER_CALL = ClientHandler.__call__
 Client.request = _client_request
 ClientHandler.__call__ = _client_handler_call
+formposts.install()  # a form's fields posted url-encoded, as a browser posts them
 
 #: Template rendering as Django defines it, before its test environment wraps it.
 _PLAIN_RENDER = Template._render
