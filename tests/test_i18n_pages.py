@@ -152,3 +152,30 @@ def test_every_note_and_the_glossary_render_in_every_language(client):
         assert client.get(f"{prefix}/glossary/").status_code == 200
         assert client.get(f"{prefix}/notes/cheat-sheet/").status_code == 200
         assert client.get(f"{prefix}/notes/search/?q=tool_use").status_code == 200
+
+
+def test_the_path_language_is_the_one_django_finds():
+    """core.i18n.language_from_path skips Django's lookup for a first segment that cannot be a
+    language: for every path, it answers what translation.get_language_from_path answers."""
+    from django.conf.locale import LANG_INFO
+    from django.utils.translation import get_language_from_path
+
+    from core.i18n import language_from_path
+
+    segments = [*LANG_INFO, "", "notes", "PL", "Zh-Hans", "ZH-TW", "En"]
+    segments += [
+        "zh",
+        "zh-TW",
+        "zh-hant-tw",
+        "zh-hans-cn-x",
+        "pl-pl",
+        "en-us",
+        "en@x-y",
+        "sr@latin",
+    ]
+    segments += ["zh_hans", "plx", "p", "enn", "ü", "pl-" * 20 + "x", "zh-" + "x" * 30, "é-pl"]
+    paths = [f"/{s}{end}" for s in segments for end in ("", "/", "/notes/x/")]
+    paths += ["", "x", "//pl/", "/?pl", "/pl?x"]
+    found = [(path, get_language_from_path(path)) for path in paths]
+    assert [(path, language_from_path(path)) for path in paths] == found
+    assert {code and code.lower() for _, code in found} == {None, "en", "pl", "zh-hans", "zh-hant"}
