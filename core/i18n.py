@@ -38,9 +38,27 @@ def current() -> str:
     return code if code in CODES else DEFAULT
 
 
+#: The part before any "-" of each language code (en, zh, pl), lower-case. Django finds a
+#: language in a path only where the path's first segment starts with one of them: what it tries
+#: (the segment, LANG_INFO's fallbacks, the segment cut at each "-", then the codes starting with
+#: its first part and a "-") all share that first part, and it compares codes lower-cased.
+_GENERIC = frozenset(code.split("-")[0].lower() for code in CODES)
+_FIRST_PART = re.compile(r"/([^/@-]*)")
+
+
+def language_from_path(path_info: str) -> str | None:
+    """``translation.get_language_from_path(path_info)``, without its work for a path that
+    cannot start with a language (every English page: Django looks the first segment up as a
+    language, and raises and catches a LookupError, on every request)."""
+    first = _FIRST_PART.match(path_info)
+    if first is None or first[1].lower() not in _GENERIC:
+        return None
+    return get_language_from_path(path_info)
+
+
 def unprefixed(path_info: str) -> str:
     """The path without its language prefix: ``/pl/notes/x/`` -> ``/notes/x/``."""
-    code = get_language_from_path(path_info)
+    code = language_from_path(path_info)
     if code and code != DEFAULT and path_info.startswith(f"/{code}/"):
         return path_info[len(code) + 1 :]
     return path_info
@@ -227,7 +245,7 @@ class LocaleMiddleware(_DjangoLocaleMiddleware):
     def process_request(self, request):
         urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
         used, prefixed_default = is_language_prefix_patterns_used(urlconf)
-        from_path = get_language_from_path(request.path_info) if used else None
+        from_path = language_from_path(request.path_info) if used else None
         if from_path:
             language = from_path
         elif used and not prefixed_default:

@@ -263,8 +263,9 @@ def import_apply(preview: Preview) -> Preview:
 # ---------------------------------------------------------------------------- export
 
 
-def question_to_bank(q: Question) -> dict:
-    """A Question row back in bank format (inverse of bank._build); uses prefetched options."""
+def question_to_bank(q: Question, options: list | None = None) -> dict:
+    """A Question row back in bank format (inverse of bank._build); uses prefetched options,
+    or ``options``, its Option rows in their order, read by the caller."""
     out = {
         "slug": q.slug,
         "kind": q.kind,
@@ -282,7 +283,7 @@ def question_to_bank(q: Question) -> dict:
             out[tag] = getattr(q, tag)
     if (q.data or {}).get("today"):
         out["today"] = q.data["today"]
-    kinds.of(q.kind).to_yaml(q, out, list(q.options.all()))
+    kinds.of(q.kind).to_yaml(q, out, list(q.options.all()) if options is None else options)
     return out
 
 

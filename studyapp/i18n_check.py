@@ -6,7 +6,6 @@ applies); the glossary: the same terms, in the same order, with the same links.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +55,7 @@ def check(content_dir: Path) -> CheckReport:
         if stamp != structure.note_hash(en_text):
             report.stale.append(f"{where}: " + ("not stamped" if not stamp else "English changed"))
     english = english_questions(content_dir)
+    translated: dict[str, set] = {lang: set() for lang in langs}  # lang -> the slugs its files name
     for lang, path in translations.translation_files(content_dir):
         where = path.relative_to(content_dir)
         try:
@@ -63,6 +63,7 @@ def check(content_dir: Path) -> CheckReport:
         except translations.TranslationError as e:
             report.problems.append(str(e))
             continue
+        translated[lang] |= {e.get("slug") for e in entries if isinstance(e, dict)}
         for n, entry in enumerate(entries, start=1):
             report.checked["questions"] = report.checked.get("questions", 0) + 1
             slug = entry.get("slug") if isinstance(entry, dict) else None
@@ -78,16 +79,10 @@ def check(content_dir: Path) -> CheckReport:
     english_notes = {p.name for p in (Path(content_dir) / "notes" / "en").glob("*.md")}
     for lang in langs:
         notes = {p.name for p in (Path(content_dir) / "notes" / lang).glob("*.md")}
-        slugs = set()
-        for code, path in translations.translation_files(content_dir):
-            if code == lang:
-                with contextlib.suppress(translations.TranslationError):  # reported above
-                    entries = translations.read_file(path, lang)
-                    slugs |= {e.get("slug") for e in entries if isinstance(e, dict)}
         report.coverage[lang] = (
             len(notes & english_notes),
             len(english_notes),
-            len(slugs & set(english)),
+            len(translated[lang] & set(english)),
             len(english),
         )
     return report

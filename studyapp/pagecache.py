@@ -48,6 +48,8 @@ from django.utils import translation
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import http_date, parse_etags
 
+from core import i18n
+
 VERSION_KEY = "loopcraft:content-version"
 
 
@@ -128,7 +130,7 @@ def _language(request) -> str:
     """The language LocaleMiddleware will activate for this request (its own steps)."""
     urlconf = getattr(request, "urlconf", settings.ROOT_URLCONF)
     used, prefixed_default = is_language_prefix_patterns_used(urlconf)
-    from_path = translation.get_language_from_path(request.path_info)
+    from_path = i18n.language_from_path(request.path_info)
     if from_path:
         return from_path
     if used and not prefixed_default:

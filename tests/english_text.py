@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape
 from html.parser import HTMLParser
 
 #: Elements whose text is code or data shown as it is (API names, JSON, transcripts' own words).
@@ -27,11 +28,7 @@ class _Reader(HTMLParser):
         return bool(self.hidden) and self.hidden[-1]
 
     def _read_attrs(self, attrs: dict) -> None:
-        for name in READ_ATTRS:
-            if attrs.get(name):
-                self.words.append(attrs[name])
-        if attrs.get("type") in ("submit", "button") and attrs.get("value"):
-            self.words.append(attrs["value"])
+        _read_attrs(attrs, self.words)
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -58,11 +55,104 @@ class _Reader(HTMLParser):
             self.words.append(" ".join(data.split()))
 
 
-def visible_text(html: str) -> list[str]:
+def _read_attrs(attrs: dict, words: list[str]) -> None:
+    for name in READ_ATTRS:
+        if attrs.get(name):
+            words.append(attrs[name])
+    if attrs.get("type") in ("submit", "button") and attrs.get("value"):
+        words.append(attrs["value"])
+
+
+def parsed_visible_text(html: str) -> list[str]:
+    """The words a reader sees on ``html``, as html.parser reads it (what visible_text gives)."""
     reader = _Reader()
     reader.feed(html)
     reader.close()
     return reader.words
+
+
+#: The markup the pages are made of, one token a match after any white space (text that is only
+#: white space shows nothing): text, a comment, a doctype, an end tag, a start tag whose
+#: attributes are spaced and quoted or bare. Anything else (a stray "<", an end tag with
+#: attributes, ``<![CDATA[``, ``<?``) matches none: the page is then read by html.parser.
+_ATTR = r"""[^\s/>"'=][^\s/=>]*(?:\s*=\s*(?:"[^"]*"|'[^']*'|(?!['"=])[^>\s]*))?"""
+_TOKEN = re.compile(
+    r"\s*(?:(?P<text>[^<]+)|(?P<comment><!--.*?--\s*>)|(?P<decl><!(?i:doctype)[^>]*>)"
+    r"|</\s*(?P<end>[a-zA-Z][-.a-zA-Z0-9:_]*)\s*>"
+    rf"|<(?P<tag>[a-zA-Z][^\t\n\r\f />\x00]*)(?P<attrs>(?:\s+{_ATTR})*)\s*(?P<empty>/?)>)",
+    re.S,
+)
+_ATTRS = re.compile(r"""([^\s/>"'=][^\s/=>]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^>\s]*)))?""")
+#: What a start tag's attributes must hold to hide or show words (a reference may spell any).
+_MAY_MATTER = re.compile(
+    "|".join(("lang", "translate", "&", "value", *DATA_CLASSES, *READ_ATTRS)), re.I
+)
+_CDATA_END = {tag: re.compile(rf"</\s*{tag}\s*>", re.I) for tag in ("script", "style")}
+
+
+def _attrs(text: str) -> dict:
+    """A start tag's attributes as html.parser gives them: names lowercased, values unquoted and
+    unescaped, None for a name without a value, the last of a repeated name kept."""
+    out = {}
+    for m in _ATTRS.finditer(text):
+        value = None
+        if m.end(1) < m.end():
+            value = m[2] if m[2] is not None else m[3] if m[3] is not None else m[4]
+            value = unescape(value) if "&" in value else value
+        out[m[1].lower()] = value
+    return out
+
+
+def visible_text(html: str) -> list[str]:
+    """:func:`parsed_visible_text` of ``html``, about five times faster: one regular expression
+    over the page, a start tag's attributes read only where they could hide or show words.
+    html.parser reads a page holding markup the expression does not know; a test in
+    tests/test_i18n_no_english.py holds the two to the same words."""
+    words: list[str] = []
+    hidden: list[bool] = []  # one per open element: is its text left out?
+    inside = False  # hidden[-1], False outside every element
+    pos, n = 0, len(html)
+    token = _TOKEN.match
+    while pos < n:
+        m = token(html, pos)
+        if m is None:
+            if html[pos:].isspace():
+                break
+            return parsed_visible_text(html)
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "text":
+            if not inside:
+                data = m["text"]
+                if "&" in data:
+                    data = unescape(data)
+                if data.strip():
+                    words.append(" ".join(data.split()))
+        elif kind == "end":
+            if hidden and m["end"].lower() not in VOID:
+                hidden.pop()
+                inside = bool(hidden) and hidden[-1]
+        elif kind == "empty":  # a start tag
+            tag, text = m["tag"].lower(), m["attrs"]
+            attrs = _attrs(text) if not inside and text and _MAY_MATTER.search(text) else {}
+            if m["empty"]:  # <tag ... />: html.parser's handle_startendtag
+                _read_attrs(attrs, words)
+                continue
+            hide = inside or tag in VERBATIM
+            hide = hide or (attrs.get("lang") or "").lower().startswith("en")
+            hide = hide or attrs.get("translate") == "no"
+            hide = hide or bool(DATA_CLASSES & set((attrs.get("class") or "").split()))
+            if not hide:
+                _read_attrs(attrs, words)
+            if tag in _CDATA_END:  # script, style: their text unparsed up to their end tag
+                close = _CDATA_END[tag].search(html, pos)
+                if close is None:
+                    return parsed_visible_text(html)
+                pos = close.end()
+            elif tag not in VOID:
+                hidden.append(hide)
+                inside = hide
+    return words
 
 
 #: Words that make a sentence English: none of them is a Polish word (so not "to", "a", "i",

@@ -252,12 +252,23 @@ class _RolledBack(Exception):
     pass
 
 
+def written_translations(before: set[int]) -> tuple[tuple[str, dict], ...]:
+    """The question translations written since the rows ``before`` (their pks), as (English
+    slug, columns less the pk and the update time): what write_translations writes again."""
+    from quizzes.models import QuestionTranslation
+
+    written = QuestionTranslation.objects.exclude(pk__in=before).select_related("question")
+    return tuple(
+        (t.question.slug, {k: v for k, v in _fields(t).items() if k != "updated_at"})
+        for t in written.order_by("pk")
+    )
+
+
 @functools.cache
-def _real_translations_built() -> tuple[tuple[str, dict], ...]:
-    """The rows loadcontent writes for the real translations onto the real bank, as (English
-    slug, columns): the YAML, the checks and the Markdown run once per session, in a
-    transaction rolled back (call with the real bank in the database, as load_real_translations
-    does)."""
+def _translations_built(content_dir: Path) -> tuple[tuple[str, dict], ...]:
+    """The rows loadcontent writes for the question translations of ``content_dir`` onto its
+    English bank: the YAML, the checks and the Markdown run once per session, in a transaction
+    rolled back (call with that bank in the database, as load_real_translations does)."""
     from django.db import transaction
 
     from quizzes.models import QuestionTranslation
@@ -267,33 +278,35 @@ def _real_translations_built() -> tuple[tuple[str, dict], ...]:
     try:
         with transaction.atomic():
             before = set(QuestionTranslation.objects.values_list("pk", flat=True))
-            report = load_translations(REAL_BANK[0].parent.parent)
+            report = load_translations(content_dir)
             assert not report.problems, report.problems
-            written = QuestionTranslation.objects.exclude(pk__in=before).select_related("question")
-            rows = tuple(
-                (t.question.slug, {k: v for k, v in _fields(t).items() if k != "updated_at"})
-                for t in written.order_by("pk")
-            )
+            rows = written_translations(before)
             raise _RolledBack
     except _RolledBack:
         pass
     return rows
 
 
-def load_real_translations() -> int:
-    """The real bank's question translations, written as ``loadcontent`` writes them onto a
-    database that holds load_real_bank()'s rows (and none of their translations), in one insert
-    (insert_rows). Returns the number of rows."""
+def load_real_translations(content_dir: Path | None = None) -> int:
+    """The real bank's question translations (or those of ``content_dir``), written as
+    ``loadcontent`` writes them onto a database that holds load_real_bank()'s rows (that
+    folder's English bank) and none of their translations, in one insert. Returns the number
+    of rows."""
+    return write_translations(_translations_built(Path(content_dir or REAL_BANK[0].parent.parent)))
+
+
+def write_translations(rows: tuple[tuple[str, dict], ...]) -> int:
+    """Translation rows as written_translations gives them, onto the current questions of their
+    slugs, in one insert (insert_rows)."""
+    from django.utils import timezone
+
     from quizzes.models import QuestionTranslation
 
-    rows = _real_translations_built()
     ids = dict(
         Question.objects.current()
         .filter(slug__in={slug for slug, _ in rows})
         .values_list("slug", "pk")
     )
-    from django.utils import timezone
-
     now = timezone.now()
     insert_rows(
         QuestionTranslation,

@@ -199,3 +199,18 @@ def test_loadcontent_refuses_a_next_action_key_or_a_today_id_the_catalogues_disa
         call_command("loadcontent", str(path), "--strict", stdout=StringIO(), stderr=err)
     assert "catalogue says retry_with_more_tokens" in err.getvalue()
     assert "today must be one of" in err.getvalue() and "'no-such-rule'" in err.getvalue()
+
+
+def test_a_bank_file_read_again_is_a_copy_of_what_was_parsed(tmp_path):
+    """schema._parse_file keeps a parsed file pickled: a second read gives the first's questions
+    and problems (lines and slugs included), never the same objects."""
+    path = tmp_path / "bank.yaml"
+    path.write_text(bank_yaml(kinds=("single", "multiple")).replace("correct: true", "x: 1", 1))
+    fresh = schema.parse_text(path.read_text(), file=str(path))
+    first, again = schema.parse_files([path]), schema.parse_files([path])
+    assert isinstance(schema._PARSED[(str(path), path.read_text())], bytes)
+    assert [str(p) for p in again.problems] == [str(p) for p in fresh.problems] != []
+    assert again.questions == first.questions != [] and again.questions[0] is not first.questions[0]
+    assert [q["line"] for q in again.questions] == [q["line"] for q in fresh.questions]
+    first.questions[0]["options"].append({})
+    assert schema.parse_files([path]).questions == again.questions

@@ -16,8 +16,9 @@ import pytest
 from django.test import Client
 
 from studyapp.sandbox.library import library
+from tests import english_text
 from tests.access import MATRIX, client_as
-from tests.english_text import english_left
+from tests.english_text import english_left, parsed_visible_text, visible_text
 
 PREFIXES = ("/pl", "/zh-hans")
 
@@ -62,12 +63,17 @@ def _fetch(world, role: str, url: str) -> str:
 
 @pytest.mark.parametrize("prefix", PREFIXES)
 def test_no_page_shows_english_interface_text(world, prefix):
-    left = {}
+    left, compared = {}, 0
     for role, url in _pages(world):
-        found = english_left(_fetch(world, role, prefix + url))
+        html = _fetch(world, role, prefix + url)
+        found = english_left(html)
         if found:
             left[prefix + url] = sorted(set(found))[:4]
+        if url == "/notes/stop-reasons/":  # diagrams, tables, code: the fast reader's words
+            assert visible_text(html) == parsed_visible_text(html)  # are html.parser's
+            compared += 1
     assert not left, f"English left on {len(left)} pages: {left}"
+    assert compared == 1
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
@@ -92,6 +98,56 @@ def test_the_detector_finds_what_the_pages_would_show_in_english():
         "<p>Odeślij <code>tool_result</code> w tej samej wiadomości user, gdy stop_reason to "
         'tool_use.</p><q lang="en">Continue on tool_use, stop on end_turn, and append the '
         "results.</q><pre>if the response has tool_use blocks: run them</pre>"
+    )
+
+
+#: Markup of every kind the pages hold, each way html.parser reads it: a doctype, comments,
+#: script and style holding tags, character references in text and attributes, upper-case
+#: names, attributes bare, single-quoted, repeated or without a value, empty and void elements
+#: (and a void end tag), and each way text is left out or read.
+PAGE_MARKUP = """<!DOCTYPE html><!-- a comment <p>The end of the loop</p> --><HTML lang=pl>
+<head><title>Pętla &amp; narzędzia</title><style>p > a { content: "<b>" }</style>
+<script type="module">if (a < b && "</div>") { x = '<p>' }</script ></head><body>
+<P CLASS='lead' Title="Krok&nbsp;3 &#8211; koniec" data-x=1 hidden>Zatrzymaj się&nbsp;&lt;tu&gt;
+</P><img alt="Wykres" src=/a.png><br/></br><input type=submit value="Wyślij"/>
+<input type="text" value="not read" placeholder='Szukaj…'><button type="button" value=B>x</button>
+<div class="block-text">The model's own words, with the answer.</div><q lang="EN-gb">From
+the docs, with the text.</q><span translate="no">API <i title="The name">name</i></span>
+<pre><code>if the response has tool_use blocks: <b>run</b> them</code></pre>
+<div aria-label="Tabela 2" aria-description="" class="prose result-text-not">&#x41;
+ tekst <em>z</em>   odstępami </div><template><p>Hidden, with the rest.</p></template>
+<svg viewBox="0 0 10 10"><text x="1">Etykieta</text><path d="M0 0"/></svg>&#32;
+<a href="/pl/notes/?q=a&amp;b=c" title=Link>Notatki</a></body></HTML>   """
+
+#: Markup the expression does not read, for html.parser: a stray "<", a CDATA section, a
+#: processing instruction, an end tag with attributes, attributes run together, a script that
+#: does not end, a bogus comment, a tag left open at the end.
+ODD_MARKUP = [
+    "<p>a < b, with the rest</p>",
+    "<p><![CDATA[x]]>The end of the loop, with</p>",
+    "<?xml version='1.0'?><p>Tekst</p>",
+    "<p>Tekst</p class=x><p>Więcej</p>",
+    '<p title="a"class="b">Tekst</p>',
+    "<p>Tekst</p><script>if (a) { with the rest",
+    "<!x><p>Tekst</p><! bogus>",
+    '<p>Tekst</p><a href="x',
+    "<div lang=en>With the end of</div><p title==b>Tekst</p>",
+]
+
+
+def test_the_fast_reader_reads_what_html_parser_reads(monkeypatch):
+    """visible_text (one expression over the page) gives parsed_visible_text's words (html.parser
+    reading the page) for every kind of markup, and reads the pages' own markup without falling
+    back to html.parser (the sweep above compares the two on a rendered note as well)."""
+    expected = parsed_visible_text(PAGE_MARKUP)
+    assert "Krok\xa03 – koniec" in expected and "Zatrzymaj się <tu>" in expected
+    assert "Wyślij" in expected and "A tekst" in expected and "not read" not in expected
+    for odd in ODD_MARKUP:
+        assert visible_text(odd) == parsed_visible_text(odd), odd
+    monkeypatch.setattr(english_text, "parsed_visible_text", None)  # no fallback from here
+    assert visible_text(PAGE_MARKUP) == expected
+    assert visible_text(PAGE_MARKUP.replace("\n", "\r\n\t")) == parsed_visible_text(
+        PAGE_MARKUP.replace("\n", "\r\n\t")
     )
 
 

@@ -401,3 +401,36 @@ def test_an_import_that_brings_only_translations_moves_the_cached_pages(
     finally:
         bank_changed.disconnect(listen)
     assert QuestionTranslation.objects.count() == 4 and heard
+
+
+def test_the_options_read_in_one_query_are_the_prefetched_ones(one_of_each):
+    """load_translations reads every current question's options in one query (_options_of):
+    each question's English words are the ones prefetch_related("options") gives."""
+    current = list(Question.objects.current().order_by("pk"))
+    options = translations._options_of(current)
+    prefetched = Question.objects.current().order_by("pk").prefetch_related("options")
+    assert [question_to_bank(q, options[q.pk]) for q in current] == [
+        question_to_bank(q) for q in prefetched
+    ]
+    assert sum(map(len, options.values())) > 20
+
+
+def test_a_translation_file_is_copied_as_deepcopy_copies_it():
+    """A file read again comes from the loaded YAML, copied (translations.copied): equal to a
+    deep copy, nothing mutable shared; YAML aliases (shared or nested in themselves) are deep-
+    copied."""
+    import copy
+
+    from .i18n_content import FIXTURE
+
+    path = FIXTURE / "questions" / "pl" / "mini.yaml"
+    first = translations.read_file(path, "pl")
+    loaded = translations._LOADED[path.read_text(encoding="utf-8")][0]
+    again = translations._load_text(path.read_text(encoding="utf-8"))
+    assert again == copy.deepcopy(loaded) == {"lang": "pl", "translations": first}
+    again["translations"][0]["stem"] = "changed"
+    again["translations"][0].setdefault("options", []).append({})
+    assert translations.read_file(path, "pl") == first != again["translations"]
+    shared = translations._load_text("a: &x [1, {b: 2}]\nc: *x\nd: &y [*y]\n")
+    assert shared["a"] is shared["c"] and shared["d"][0] is shared["d"]
+    assert not translations.is_tree(shared) and translations.is_tree(again)
