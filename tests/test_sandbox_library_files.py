@@ -5,6 +5,7 @@ after the last listing, and otherwise trusts the listing it has."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -158,3 +159,36 @@ def test_a_library_folder_removed_is_an_empty_library_at_once(old_folders, scans
     assert library._current()
     shutil.rmtree(old_folders)
     assert library._current() == ()
+
+
+# --- a transcript read before is not parsed and checked again -------------------------------------
+
+CONTENT = Path(__file__).resolve().parent.parent / "content" / "transcripts"
+
+
+def test_a_file_read_before_is_not_parsed_or_checked_again(tmp_path, monkeypatch):
+    """A library read again after one file changed, or a second folder holding the same files,
+    parses and checks only the text it has not read before; its runs are the same runs."""
+    names = sorted(p.name for p in CONTENT.glob("*.json"))[:3]
+    for name in names:
+        (tmp_path / name).write_text((CONTENT / name).read_text())
+    parsed = []
+    real = library_module.parse_transcript
+    monkeypatch.setattr(library_module, "_CHECKED", {})
+    monkeypatch.setattr(
+        library_module, "parse_transcript", lambda *a, **k: parsed.append(1) or real(*a, **k)
+    )
+    first = Library(tmp_path).runs()
+    assert len(parsed) == 3
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in names:
+        (other / name).write_text((CONTENT / name).read_text())
+    again = Library(other).runs()
+    assert len(parsed) == 3 and again == first  # Run compares transcript and findings
+    assert all(again[s] is not first[s] for s in first)  # each library its own runs
+    changed = (tmp_path / names[0]).read_text().replace('"title": "', '"title": "Changed: ', 1)
+    (tmp_path / names[0]).write_text(changed)
+    library = Library(tmp_path)
+    assert len(parsed) == 3 and len(library.runs()) == 3 and len(parsed) == 4
+    assert [r.title.startswith("Changed: ") for r in library.runs().values()].count(True) == 1

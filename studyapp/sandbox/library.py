@@ -198,6 +198,24 @@ def build_run(key: str, transcript: Transcript, uploaded_pk: int | None = None) 
     return Run(key, transcript, contract.check_transcript(transcript), uploaded_pk)
 
 
+#: a transcript file's text -> (its transcript, the checker's findings), for this process:
+#: a library read again after one of its files changed (or another content folder holding
+#: the same files) parses and checks only what it has not read before. Neither is changed
+#: once made: each Run holds its own translations and rendered parts.
+_CHECKED: dict[str, tuple[Transcript, list]] = {}
+_CHECKED_KEPT = 256
+
+
+def _checked(text: str) -> tuple[Transcript, list]:
+    kept = _CHECKED.get(text)
+    if kept is None:
+        transcript = parse_transcript(json.loads(text), strict=True)
+        if len(_CHECKED) >= _CHECKED_KEPT:
+            _CHECKED.clear()
+        kept = _CHECKED[text] = (transcript, contract.check_transcript(transcript))
+    return kept
+
+
 class Library:
     def __init__(self, directory: Path):
         self.directory = directory
@@ -234,11 +252,10 @@ class Library:
                     if path.suffix != ".json":
                         continue
                     try:
-                        data = json.loads(path.read_text(encoding="utf-8"))
-                        transcript = parse_transcript(data, strict=True)
+                        transcript, findings = _checked(path.read_text(encoding="utf-8"))
                     except (TranscriptError, ValueError) as e:
                         raise TranscriptError(f"{path.name}: {e}", "") from e
-                    runs[transcript.slug] = build_run(transcript.slug, transcript)
+                    runs[transcript.slug] = Run(transcript.slug, transcript, findings)
                 outlines = {slug: Outline.of(run.transcript) for slug, run in runs.items()}
                 proses, self._problems = load_translations(outlines, [p for p, _ in signature])
                 for (slug, lang), prose in proses.items():
