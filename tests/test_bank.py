@@ -124,6 +124,26 @@ def test_loading_is_an_idempotent_upsert_that_versions_changes(tmp_path):
 
 
 @pytest.mark.django_db
+def test_save_question_finds_the_current_version_the_orm_finds():
+    """bank.current_version (compiled once) is Question.objects.current().filter(slug).first():
+    none, the first version, then the second; each save makes the next version."""
+    from quizzes.bank import current_version, save_question
+
+    from .factories import parse_question
+
+    assert current_version("cv-q") is None
+    first = save_question(parse_question("single", "cv-q"))
+    second = save_question({**parse_question("single", "cv-q"), "stem": "Another stem"})
+    orm = Question.objects.current().filter(slug="cv-q").first()
+    found = current_version("cv-q")
+    assert (first.version, second.version) == (1, 2) and found == orm == second
+    assert [(f, getattr(found, f)) for f in vars(orm) if f != "_state"] == [
+        (f, getattr(orm, f)) for f in vars(orm) if f != "_state"
+    ]
+    assert current_version("cv-q'; --") is None
+
+
+@pytest.mark.django_db
 def test_browser_authored_questions_are_never_overwritten_or_retired(tmp_path):
     path = tmp_path / "bank.yaml"
     path.write_text(bank_yaml())
