@@ -7,7 +7,7 @@ import pytest
 from quizzes.schema import SUBTOPICS
 from studyapp.agentloop import catalogue
 from studyapp.notes.loader import library
-from tests.factories import make_question
+from tests.factories import new_questions
 
 pytestmark = pytest.mark.django_db
 
@@ -57,8 +57,7 @@ def test_every_note_page_renders_with_toc_sources_and_pager(
 ):
     # Notes come from rendered files; the database gives only the check-yourself questions
     # and their options (tests/test_notes_study.py pins the signed-in count too).
-    for topic in SUBTOPICS:  # a question in every subtopic
-        make_question("single", f"q-{topic}", topic)
+    new_questions([("single", f"q-{topic}", topic) for topic in SUBTOPICS])  # one per subtopic
     with django_assert_num_queries(2):
         response = client.get(f"/notes/{slug}/")
     assert response.status_code == 200
