@@ -47,6 +47,21 @@ def test_round_trip_of_the_whole_bank_in_every_format_is_byte_identical_and_keep
     assert report.skipped == [] and report.updated == [] and report.retired == []
 
 
+def test_the_bank_read_for_export_exports_as_any_rows_of_it_do():
+    """exportable() hands export_questions each question's options and translations as lists;
+    rows read without them (any queryset of questions) give the same files, translations too."""
+    from quizzes import translations
+
+    question = make_question("single", slug="ex-single")
+    english = importing.question_to_bank(question)
+    translations.upsert(question, "pl", {"stem": "Po polsku?"}, english)
+    plain = Question.objects.current().order_by("subtopic", "slug")
+    for fmt, lang in (("yaml", ""), ("gift", "pl")):
+        text, skipped = importing.export_questions(fmt, importing.exportable(), lang=lang)
+        assert (text, skipped) == importing.export_questions(fmt, plain, lang=lang), fmt
+        assert "Po polsku?" in text, fmt
+
+
 def test_a_next_line_character_in_a_text_survives_the_yaml_export():
     """U+0085 (NEL) is a line break to YAML: written raw inside a quoted text it reads back as
     another text; the export escapes it."""
