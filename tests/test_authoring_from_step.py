@@ -52,10 +52,10 @@ def test_the_same_step_twice_makes_two_drafts_with_their_own_slugs(author):
 
 
 def test_every_recorded_step_becomes_a_draft(author, monkeypatch):
-    checked = {}  # a draft of each stop_reason, as services.draft_check was given it
-    real = services.draft_check
+    checked = {}  # a draft of each stop_reason, as services.check_data was given it
+    real = services.check_data
     monkeypatch.setattr(
-        services, "draft_check", lambda q: checked.setdefault(q["concept"], q) and real(q)
+        services, "check_data", lambda q, **k: checked.setdefault(q["concept"], q) and real(q, **k)
     )
     steps = [
         (k, n) for k, r in library().runs().items() for n in range(1, len(r.transcript.turns) + 1)
@@ -64,7 +64,7 @@ def test_every_recorded_step_becomes_a_draft(author, monkeypatch):
         response = author.post("/author/from-step/", {"run": key, "step": str(n)})
         assert response["Location"].startswith("/author/questions/step-"), (key, n)
     assert Question.objects.filter(status="draft", kind="next_action").count() == len(steps)
-    # draft_check (the schema on the data) finds what forms.check (the data written out as YAML
+    # check_data (the schema on the data) finds what forms.check (the data written out as YAML
     # and read back, as the editor checks a form) finds; a draft with an untagged trap too.
     untagged = copy.deepcopy(next(iter(checked.values())))
     del untagged["choices"][1]["family"]
