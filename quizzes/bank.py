@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
+from core.prepared import prepared
 from core.rendering import render_inline, render_markdown
 
 from . import kinds, schema, translations
@@ -78,9 +79,21 @@ def _build(parsed: dict[str, Any], version: int, origin: str) -> Question:
     return question
 
 
+def current_version(slug: str) -> Question | None:
+    """The slug's current version (at most one: the one_current_version constraint), or None;
+    ``Question.objects.current().filter(slug=slug)`` compiled once per process (its ORM build
+    was a third of the time of saving a small question)."""
+    query = prepared(
+        ("bank-current-version",),
+        lambda slug: Question.objects.current().filter(slug=slug),
+        slug="\x00stand-in slug",
+    )
+    return query.first(slug=slug)
+
+
 def save_question(parsed: dict[str, Any], *, origin: str = Question.Origin.FILE) -> Question:
     """Create the first or the next version of a question from its parsed form."""
-    current = Question.objects.current().filter(slug=parsed["slug"]).first()
+    current = current_version(parsed["slug"])
     version = 1
     if current is not None:
         version = current.version + 1

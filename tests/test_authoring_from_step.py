@@ -1,8 +1,12 @@
 """'Make a question from this step': a draft next-action question holding the step's response."""
 
+import copy
+
 import pytest
 
+from authoring import forms, services
 from quizzes.models import Question
+from quizzes.schema import FAMILIES
 from studyapp.agentloop import catalogue
 from studyapp.sandbox.library import library
 
@@ -47,7 +51,12 @@ def test_the_same_step_twice_makes_two_drafts_with_their_own_slugs(author):
     ]
 
 
-def test_every_recorded_step_becomes_a_draft(author):
+def test_every_recorded_step_becomes_a_draft(author, monkeypatch):
+    checked = {}  # a draft of each stop_reason, as services.check_data was given it
+    real = services.check_data
+    monkeypatch.setattr(
+        services, "check_data", lambda q, **k: checked.setdefault(q["concept"], q) and real(q, **k)
+    )
     steps = [
         (k, n) for k, r in library().runs().items() for n in range(1, len(r.transcript.turns) + 1)
     ]
@@ -55,6 +64,17 @@ def test_every_recorded_step_becomes_a_draft(author):
         response = author.post("/author/from-step/", {"run": key, "step": str(n)})
         assert response["Location"].startswith("/author/questions/step-"), (key, n)
     assert Question.objects.filter(status="draft", kind="next_action").count() == len(steps)
+    # check_data (the schema on the data) finds what forms.check (the data written out as YAML
+    # and read back, as the editor checks a form) finds; a draft with an untagged trap too.
+    untagged = copy.deepcopy(next(iter(checked.values())))
+    del untagged["choices"][1]["family"]
+    assert len(checked) >= 4
+    for question in [*checked.values(), untagged]:
+        (fast, fast_problems), (slow, slow_problems) = real(question), forms.check(question)
+        assert fast_problems == slow_problems and (fast is None) == (slow is None)
+        if fast is not None:
+            assert {**fast, "line": 0} == {**slow, "line": 0}
+    assert real(untagged)[1] == ["choices[2].family must be one of " + ", ".join(FAMILIES)]
 
 
 @pytest.mark.parametrize(

@@ -124,6 +124,46 @@ def test_loading_is_an_idempotent_upsert_that_versions_changes(tmp_path):
 
 
 @pytest.mark.django_db
+def test_save_question_finds_the_current_version_the_orm_finds():
+    """bank.current_version (compiled once) is Question.objects.current().filter(slug).first():
+    none, the first version, then the second; each save makes the next version."""
+    from quizzes.bank import current_version, save_question
+
+    from .factories import parse_question
+
+    assert current_version("cv-q") is None
+    first = save_question(parse_question("single", "cv-q"))
+    second = save_question({**parse_question("single", "cv-q"), "stem": "Another stem"})
+    orm = Question.objects.current().filter(slug="cv-q").first()
+    found = current_version("cv-q")
+    assert (first.version, second.version) == (1, 2) and found == orm == second
+    assert [(f, getattr(found, f)) for f in vars(orm) if f != "_state"] == [
+        (f, getattr(orm, f)) for f in vars(orm) if f != "_state"
+    ]
+    assert current_version("cv-q'; --") is None
+
+
+@pytest.mark.django_db
+def test_a_stored_question_of_every_kind_reads_back_as_its_yaml_would():
+    """The editor opens a stored version through services.check_data (the schema on the data);
+    forms.check (the data written out as YAML and read back) finds the same question and
+    problems, for every kind, and the same problem in a question that no longer passes."""
+    from authoring import forms, services
+
+    from .factories import ALL_KIND_BODIES, new_questions
+
+    stored = new_questions([(kind, f"rb-{i}", "guards") for i, kind in enumerate(ALL_KIND_BODIES)])
+    broken = {**services.question_as_bank_dict(stored[0]), "difficulty": 9}
+    for question in [*map(services.question_as_bank_dict, stored), broken]:
+        fast, fast_problems = services.check_data(question, require_families=False)
+        slow, slow_problems = forms.check(question, require_families=False)
+        assert fast_problems == slow_problems and (fast is None) == (slow is None)
+        if fast is not None:
+            assert {**fast, "line": 0} == {**slow, "line": 0}
+    assert services.check_data(broken, require_families=False)[1]
+
+
+@pytest.mark.django_db
 def test_browser_authored_questions_are_never_overwritten_or_retired(tmp_path):
     path = tmp_path / "bank.yaml"
     path.write_text(bank_yaml())

@@ -1,11 +1,15 @@
 """Uploads: lenient where the API is newer than the SDK, strict where the loop needs it."""
 
+import copy
+import json
+
 import pytest
 
 from studyapp.agentloop import contract
 from studyapp.agentloop.transcript import (
     TranscriptError,
     parse_transcript,
+    parse_upload,
 )
 
 from .transcripts import (
@@ -72,3 +76,16 @@ def test_uploads_accept_unknown_request_block_types_and_default_metadata():
     assert any("unknown block type 'video'" in w for w in t.warnings)
     with pytest.raises(TranscriptError):
         parse_transcript(data, strict=True)
+
+
+def test_an_uploaded_transcript_is_read_without_a_copy_into_the_same_run():
+    """parse_upload hands its own decoding to parse_transcript (owned: not copied first); the
+    run is the one a copied document gives, and a caller's document is still never changed."""
+    data = two_step()
+    data["turns"][1]["response"]["content"].insert(0, {"type": "compaction", "content": "s"})
+    kept = copy.deepcopy(data)
+    copied = parse_transcript(data, strict=False)
+    assert data == kept
+    uploaded = parse_upload(json.dumps(data))
+    assert uploaded.to_dict() == copied.to_dict()
+    assert (uploaded.warnings, uploaded.source) == (copied.warnings, copied.source)

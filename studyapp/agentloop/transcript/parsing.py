@@ -23,18 +23,22 @@ from .replay import replay
 # --- parsing the transcript format -------------------------------------------------------------
 
 
-def parse_transcript(data: Any, *, strict: bool) -> Transcript:
+def parse_transcript(data: Any, *, strict: bool, owned: bool = False) -> Transcript:
     """Parse a "loopcraft.transcript/1" document (already decoded from JSON) and replay it.
 
     ``strict=True`` (library files): every response must validate with
     ``anthropic.types.Message``. ``strict=False`` (uploads): unknown block types, newer block
     shapes and unknown stop_reasons are kept raw (``Block.known`` is False, ``warnings`` says
     where); the fields the loop relies on are still checked.
+
+    The transcript keeps parts of ``data``, so it works on a copy, unless ``owned``: the caller
+    hands over a document it decoded itself and keeps no reference to (an upload, read once).
     """
     if not isinstance(data, dict):
         raise TranscriptError(f"A transcript must be a JSON object, not {_kind(data)}.", "")
     check_depth(data)
-    data = copy.deepcopy(data)
+    if not owned:
+        data = copy.deepcopy(data)
     if data.get("format") != FORMAT:
         raise _err("format", f"must be {FORMAT!r}, not {_short(data.get('format'))}")
     warnings: list[str] = []

@@ -48,11 +48,13 @@ def parse_raw_log(text: str | bytes) -> Transcript:
 
 def parse_loaded_log(data: Any, entries_paths: list[str] | None = None) -> Transcript:
     """:func:`parse_raw_log` of a document already parsed by the bounded parser (``data``;
-    with ``entries_paths`` "line N" when it was JSON Lines), so an upload is read once."""
+    with ``entries_paths`` "line N" when it was JSON Lines), so an upload is read once. The
+    document is the caller's own decoding, handed over: the transcript keeps its parts (a
+    transcript is not copied first: a deepcopy of a 1.4 MB upload of small blocks took 0.16 s)."""
     if entries_paths is None:
         if isinstance(data, dict):
             if "format" in data:
-                return parse_transcript(data, strict=False)
+                return parse_transcript(data, strict=False, owned=True)
             if "request" in data or "response" in data:
                 data = [data]
                 entries_paths = [""]
