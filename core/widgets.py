@@ -275,6 +275,11 @@ def _write_input(widget, name: str, value, attrs: dict) -> str:
     )
 
 
+def _write_password(widget, name: str, value, attrs: dict) -> str:
+    """PasswordInput.get_context: the value is shown only when ``render_value`` says so."""
+    return _write_input(widget, name, value if widget.render_value else None, attrs)
+
+
 def _write_checkbox(widget, name: str, value, attrs: dict) -> str:
     if widget.check_test(value):
         attrs = {**attrs, "checked": True}
@@ -295,6 +300,11 @@ def _write_textarea(widget, name: str, value, attrs: dict) -> str:
 #: otherwise), each with the template its class names.
 _CONTROLS = {
     forms.TextInput: _write_input,
+    forms.NumberInput: _write_input,
+    forms.EmailInput: _write_input,
+    forms.URLInput: _write_input,
+    forms.HiddenInput: _write_input,
+    forms.PasswordInput: _write_password,
     forms.CheckboxInput: _write_checkbox,
     forms.Textarea: _write_textarea,
     # django/forms/widgets/select.html keeps each option include's trailing newline
@@ -303,7 +313,9 @@ _CONTROLS = {
 }
 #: What a field and its __init__ set on those widgets: anything else (a template of its own,
 #: ``allow_multiple_selected``, localisation…) and Django renders it.
-_PLAIN_STATE = frozenset(("attrs", "_choices", "is_required", "input_type", "check_test"))
+_PLAIN_STATE = frozenset(
+    ("attrs", "_choices", "is_required", "input_type", "check_test", "render_value")
+)
 
 
 def control(bf) -> str:
