@@ -104,6 +104,7 @@ def test_every_control_of_every_kind_is_what_django_writes(every_kind, kind, mon
                 for bf, html in zip(fields, ours, strict=True):
                     assert html == str(bf), (lang, what, bf.html_name)
                     checked += 1
+                assert editor.management_form(rows) == str(rows.management_form), what
                 if what == "edit":
                     assert 'name="slug"' in str(form["slug"]) and form["slug"].field.disabled
                     assert " disabled" in widgets.control(form["slug"])
@@ -209,6 +210,18 @@ def test_the_inputs_it_writes_go_through_no_renderer(monkeypatch):
     monkeypatch.setattr(widgets.FormRenderer, "render", _no_renderer)
     assert [[widgets.control(form[name]) for name in names] for form in forms] == expected
     assert 'value="&lt;s&gt;&amp;"' not in expected[1][4] and 'value="&quot;e' in expected[1][5]
+
+
+def test_a_tampered_management_form_is_written_by_django():
+    """Its errors and its inputs in a <div>, as Django's div.html writes them; a sound one is
+    its four inputs."""
+    for data in ({"opt-TOTAL_FORMS": "x<y>", "opt-INITIAL_FORMS": "0"}, {}):
+        rows = forms.OptionFormSet(data, prefix="opt")
+        assert editor.management_form(rows) == str(rows.management_form)
+        assert "errorlist" in editor.management_form(rows)
+    rows = forms.OptionFormSet({"opt-TOTAL_FORMS": "2", "opt-INITIAL_FORMS": "1"}, prefix="opt")
+    html = editor.management_form(rows)
+    assert html == str(rows.management_form) and html.count('<input type="hidden"') == 4
 
 
 def test_a_value_offered_twice_is_selected_once_as_django_selects_it():
