@@ -67,6 +67,14 @@ def _forms():
     yield UserCreationForm({"username": "<x>", "password1": "a", "password2": "b"})
     yield _form()
     yield _form({"max_turns": "<b>", "model": "nope", "prompt": "</textarea>"})
+    # The forms {% control %} writes a field of ({{ field }} before): the import, the log-in.
+    from django.contrib.auth.forms import AuthenticationForm
+
+    from authoring.views_io import ImportForm
+
+    yield ImportForm()
+    yield ImportForm({"default_notes": "x<y>", "default_source": "http://<x>", "format": "?"})
+    yield AuthenticationForm(data={"username": "<u>", "password": "p"})
 
 
 @pytest.mark.parametrize("language", ["en", "pl"])
