@@ -104,7 +104,8 @@ def test_every_control_of_every_kind_is_what_django_writes(every_kind, kind, mon
                 for bf, html in zip(fields, ours, strict=True):
                     assert html == str(bf), (lang, what, bf.html_name)
                     checked += 1
-                assert editor.management_form(rows) == str(rows.management_form), what
+                if lang == LANGUAGES[0]:  # (it has no text to translate)
+                    assert editor.management_form(rows) == str(rows.management_form), what
                 if what == "edit":
                     assert 'name="slug"' in str(form["slug"]) and form["slug"].field.disabled
                     assert " disabled" in widgets.control(form["slug"])
@@ -166,6 +167,9 @@ class Sample(django_forms.Form):
     mail = django_forms.EmailField(required=False)
     link = django_forms.URLField(required=False, assume_scheme="https")
     hidden = django_forms.CharField(required=False, widget=django_forms.HiddenInput)
+    described = django_forms.CharField(  # its own aria-describedby, kept
+        help_text="h", widget=django_forms.TextInput(attrs={"aria-describedby": "mine"})
+    )
     off = django_forms.CharField(disabled=True, initial="<kept>")
 
     def __init__(self, *args, **kwargs):

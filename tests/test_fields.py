@@ -108,20 +108,20 @@ def test_what_they_write():
 @pytest.mark.parametrize("language", ["en", "pl"])
 def test_the_live_forms_kept_help_is_what_its_template_writes(language, db):
     """The start form's two <details> (views_live.start_help, kept per language and catalogue)
-    are what the fields partial writes inline, for a refused form and a blank one."""
+    are what the fields partial writes inline, for a refused form (the one they are kept for:
+    a blank form's fields are kept whole)."""
     from django.template.loader import render_to_string
     from django.utils import translation
 
     from studyapp.sandbox import views_live
 
     with translation.override(language):
-        for form in (views_live._form(), views_live._form({"max_turns": "<b>", "model": "x"})):
-            ctx = {"form": form, "scenarios": views_live.demo.SCENARIOS.values()}
-            ctx.update(model_table=views_live.model_table(), caps={"daily": 1})
-            inline = render_to_string("sandbox/live_index.html#fields", ctx)
-            kept = views_live.start_help(ctx)
-            assert kept["models"] in inline and "<details>" in kept["scenarios"] in inline
-            assert (
-                render_to_string("sandbox/live_index.html#fields", {**ctx, "help_html": kept})
-                == inline
-            )
+        form = views_live._form({"max_turns": "<b>", "model": "x"})
+        ctx = {"form": form, "scenarios": views_live.demo.SCENARIOS.values()}
+        ctx.update(model_table=views_live.model_table(), caps={"daily": 1})
+        inline = render_to_string("sandbox/live_index.html#fields", ctx)
+        kept = views_live.start_help(ctx)
+        assert kept["models"] in inline and "<details>" in kept["scenarios"] in inline
+        assert render_to_string("sandbox/live_index.html#fields", {**ctx, "help_html": kept}) == (
+            inline
+        )
