@@ -143,12 +143,14 @@ def start_help(ctx: dict) -> dict[str, str]:
     """What the start form says about the scenarios and the models (its two <details>, about
     half of a refused form's fields: seventeen models, every scenario, a dozen translations),
     rendered once per language, URLconf and model catalogue (forms.per_catalogue), like the
-    fields themselves: neither reads the form or the visitor."""
+    fields themselves: from the scenarios and the model table alone, never the form or the
+    visitor (tests/test_fields.py compares them with the fields partial written inline)."""
 
     def build(*_key) -> dict[str, str]:
+        shown = {"scenarios": ctx["scenarios"], "model_table": ctx["model_table"]}
         parts = {"scenarios": "scenario-help", "models": "model-help"}
         return {
-            name: mark_safe(render_to_string(f"sandbox/live_index.html#{part}", ctx))  # noqa: S308 - our template's autoescaped output
+            name: mark_safe(render_to_string(f"sandbox/live_index.html#{part}", shown))  # noqa: S308 - our template's autoescaped output
             for name, part in parts.items()
         }
 
