@@ -131,15 +131,17 @@ def shown_choices(key: str, choices) -> ShownChoices:
     return found
 
 
-#: language -> (the notes it was made from, the notes-section menu, the values it offers)
-_notes_menus: dict[str, tuple[dict, ShownChoices, frozenset]] = {}
+#: (language, the blank choice's label) -> (the notes it was made from, the notes-section
+#: menu, the values it offers)
+_notes_menus: dict[tuple[str, str], tuple[dict, ShownChoices, frozenset]] = {}
 
 
-def notes_menu() -> tuple[ShownChoices, frozenset]:
-    """The notes-section picker's choices (every section of every note, grouped by note, in
-    the active language) and the values it offers: made again only when the notes change
-    (notes_in hands out the same dict until a file changes; the dict itself is kept and
-    compared). One menu for every form, so its options are written once (core.widgets)."""
+def notes_menu(blank: str = "Choose…") -> tuple[ShownChoices, frozenset]:
+    """The notes-section picker's choices (``blank`` first, then every section of every note,
+    grouped by note, in the active language) and the values it offers: made again only when
+    the notes change (notes_in hands out the same dict until a file changes; the dict itself
+    is kept and compared). One menu for every form, so its options are written once
+    (core.widgets): the editor's, and the import form's (its blank says "— none —")."""
     from studyapp.notes.loader import NoteError, notes_in
 
     from .pickers import anchor_choices
@@ -148,15 +150,15 @@ def notes_menu() -> tuple[ShownChoices, frozenset]:
         notes = notes_in()
     except NoteError:
         notes = None
-    lang = get_language()
-    kept = _notes_menus.get(lang)
+    key = (get_language(), blank)
+    kept = _notes_menus.get(key)
     if notes is not None and kept is not None and kept[0] is notes:
         return kept[1], kept[2]
-    choices = [("", "Choose…"), *(anchor_choices(notes) if notes is not None else [])]
+    choices = [("", blank), *(anchor_choices(notes) if notes is not None else [])]
     menu = ShownChoices(choices)
     known = frozenset(v for _, group in choices[1:] for v, _ in group)
     if notes is not None:
-        _notes_menus[lang] = (notes, menu, known)
+        _notes_menus[key] = (notes, menu, known)
     return menu, known
 
 

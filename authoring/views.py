@@ -12,7 +12,6 @@ from django.db.models import (
     Q,
     Subquery,
     Value,
-    prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce
 from django.http import Http404, HttpRequest
@@ -29,7 +28,7 @@ from core import i18n
 from core.owners import get_owner
 from core.prepared import prepared
 from core.urlcache import kept_reverse, reverse_ints
-from quizzes import grading, importing, kinds, presentation, stats, translations
+from quizzes import grading, importing, kinds, presentation, stats, translations, versioncache
 from quizzes.models import Attempt, Question
 from quizzes.templatetags.quiz_tags import code_word
 from studyapp.agentloop import bounded
@@ -248,10 +247,12 @@ def question_new(request):
 @instructor_required
 @require_http_methods(["GET", "POST"])
 def question_edit(request, slug: str):
-    question = services.current_version(slug)  # its options prefetched as before
+    question = services.current_version(slug)
     if question is None:
         raise Http404("No Question matches the given query.")
-    prefetch_related_objects([question], "options")
+    # Its options as if prefetched, read once per process for the version (a version's options
+    # never change): the editor only reads them (question_editable, the stored preview).
+    versioncache.with_options(question)
     return _editor(request, kind=question.kind, question=question)
 
 

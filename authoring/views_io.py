@@ -20,7 +20,7 @@ from quizzes.formats import DEFAULT_FAMILY, FAMILIES_CHOICES, Defaults, FormatEr
 from quizzes.schema import FAMILIES, KINDS, NOTES_RE, SUBTOPICS
 
 from .access import instructor_required
-from .forms import ChoiceField, ShownChoices, shown_choices
+from .forms import ChoiceField, notes_menu, shown_choices
 from .models import CategorySubtopic
 
 
@@ -72,8 +72,9 @@ class ImportForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        notes = [("", str(_("— none —"))), *notes_anchor_choices()]
-        self.fields["default_notes"].widget.choices = ShownChoices(notes)
+        # Every note section, one menu per language kept until the notes change (its options
+        # written once: core.widgets.control)
+        self.fields["default_notes"].widget.choices = notes_menu(str(_("— none —")))[0]
         for name in ("format", "default_subtopic", "default_family"):  # fixed menus
             field = self.fields[name]
             field.widget.choices = shown_choices(f"import-{name}", field.choices)
@@ -140,13 +141,6 @@ class ImportForm(forms.Form):
             if m and value in FAMILIES:
                 out[(int(m[1]), int(m[2]))] = value
         return out
-
-
-def notes_anchor_choices() -> list[tuple[str, str]]:
-    """Every note section as note-slug#anchor, for the notes-link pickers."""
-    from .pickers import anchor_choices
-
-    return anchor_choices()
 
 
 def _preview(form: ImportForm):

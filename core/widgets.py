@@ -275,6 +275,11 @@ def _write_input(widget, name: str, value, attrs: dict) -> str:
     )
 
 
+def _write_password(widget, name: str, value, attrs: dict) -> str:
+    """PasswordInput.get_context: the value is shown only when ``render_value`` says so."""
+    return _write_input(widget, name, value if widget.render_value else None, attrs)
+
+
 def _write_checkbox(widget, name: str, value, attrs: dict) -> str:
     if widget.check_test(value):
         attrs = {**attrs, "checked": True}
@@ -295,6 +300,11 @@ def _write_textarea(widget, name: str, value, attrs: dict) -> str:
 #: otherwise), each with the template its class names.
 _CONTROLS = {
     forms.TextInput: _write_input,
+    forms.NumberInput: _write_input,
+    forms.EmailInput: _write_input,
+    forms.URLInput: _write_input,
+    forms.HiddenInput: _write_input,
+    forms.PasswordInput: _write_password,
     forms.CheckboxInput: _write_checkbox,
     forms.Textarea: _write_textarea,
     # django/forms/widgets/select.html keeps each option include's trailing newline
@@ -303,7 +313,9 @@ _CONTROLS = {
 }
 #: What a field and its __init__ set on those widgets: anything else (a template of its own,
 #: ``allow_multiple_selected``, localisation…) and Django renders it.
-_PLAIN_STATE = frozenset(("attrs", "_choices", "is_required", "input_type", "check_test"))
+_PLAIN_STATE = frozenset(
+    ("attrs", "_choices", "is_required", "input_type", "check_test", "render_value")
+)
 
 
 def control(bf) -> str:
@@ -325,7 +337,37 @@ def control(bf) -> str:
         or type(bf.form.renderer) is not FormRenderer
     ):
         return str(bf)
-    attrs = bf.build_widget_attrs({}, widget)
-    if bf.auto_id and "id" not in widget.attrs:
-        attrs.setdefault("id", bf.auto_id)
-    return write(widget, bf.html_name, bf.value(), attrs)
+    return write(widget, bf.html_name, bf.value(), _widget_attrs(bf, widget))
+
+
+def _widget_attrs(bf, widget) -> dict:
+    """``bf.build_widget_attrs({}, widget)`` with the id BoundField.as_widget adds, for the
+    widgets ``control`` writes (no MultiWidget, no fieldset): the same attributes in the same
+    order, the field's errors and auto_id read once (Django's reads build an empty ErrorList
+    three times and format the id five times a control)."""
+    field, form = bf.field, bf.form
+    attrs: dict[str, Any] = {}
+    if widget.use_required_attribute(bf.initial) and field.required and form.use_required_attribute:
+        attrs["required"] = True
+    if field.disabled:
+        attrs["disabled"] = True
+    errors = form.errors.get(bf.name)
+    hidden = widget.is_hidden
+    if not hidden and errors:
+        attrs["aria-invalid"] = "true"
+    auto_id = bf.auto_id
+    # BoundField.aria_describedby, unless the widget names its own
+    if (
+        auto_id
+        and not hidden
+        and not widget.use_fieldset
+        and not widget.attrs.get("aria-describedby")
+    ):
+        described = [f"{auto_id}_helptext"] if bf.help_text else []
+        if errors:
+            described.append(f"{auto_id}_error")
+        if described:
+            attrs["aria-describedby"] = " ".join(described)
+    if auto_id and "id" not in widget.attrs:
+        attrs["id"] = auto_id
+    return attrs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.utils.html import escape
 
@@ -278,6 +280,10 @@ def test_the_edit_page_previews_an_unchanged_version_as_stored_in_constant_queri
     assert '<article class="question"' in html and question.stem_html in html
     assert f'id="verdict-{question.pk}"' in html  # the stored version's own feedback
     assert Question.objects.filter(slug="as-stored").count() == 1
+    with django_assert_num_queries(7):  # the version's options kept from the first visit
+        again = author.get(edit_url("as-stored")).content.decode()
+    token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+    assert token.sub("", again) == token.sub("", html)
 
 
 def test_the_editors_kept_queries_answer_as_the_orm_does(author, learner):

@@ -115,6 +115,8 @@ def test_every_control_of_every_kind_is_what_django_writes(every_kind, kind, mon
                 for bf, html, django in zip(fields, ours, theirs, strict=True):
                     assert html == django, (lang, what, bf.html_name)
                     checked += 1
+                if lang == LANGUAGES[0]:  # (it has no text to translate)
+                    assert editor.management_form(rows) == str(rows.management_form), what
                 if what == "edit":
                     assert 'name="slug"' in str(form["slug"]) and form["slug"].field.disabled
                     assert " disabled" in widgets.control(form["slug"])
@@ -175,7 +177,15 @@ class Sample(django_forms.Form):
     ours = django_forms.ChoiceField(choices=CHOICES, widget=widgets.Select, required=True)
     shown = django_forms.CharField(required=False, widget=widgets.Select)
     typed = django_forms.TypedChoiceField(choices=[(1, "one"), (2, "two")], coerce=int)
-    number = django_forms.IntegerField(required=False)  # not one control writes: Django's
+    number = django_forms.IntegerField(required=False, min_value=1, max_value=9)
+    secret = django_forms.CharField(required=False, widget=django_forms.PasswordInput)
+    echoed = django_forms.CharField(widget=django_forms.PasswordInput(render_value=True))
+    mail = django_forms.EmailField(required=False)
+    link = django_forms.URLField(required=False, assume_scheme="https")
+    hidden = django_forms.CharField(required=False, widget=django_forms.HiddenInput)
+    described = django_forms.CharField(  # its own aria-describedby, kept
+        help_text="h", widget=django_forms.TextInput(attrs={"aria-describedby": "mine"})
+    )
     off = django_forms.CharField(disabled=True, initial="<kept>")
 
     def __init__(self, *args, **kwargs):
@@ -188,8 +198,10 @@ SHOWN = widgets.ShownChoices([("", "—"), ("Group", [("g1", "One"), ("g2", "Two
 SAMPLES = [
     {},
     {"text": "<long text>", "area": "\r\nline & <b>", "box": "on", "plain": "stop", "ours": "3",
-     "shown": "g2", "typed": "2", "number": "x", "off": "changed"},
-    {"text": "ok", "box": "false", "plain": "None", "ours": "q\"<x>", "shown": "7", "typed": "9"},
+     "shown": "g2", "typed": "2", "number": "x", "off": "changed", "secret": "<s>&",
+     "echoed": '"e"<', "mail": "a@<b>", "link": "x:<y>", "hidden": "<h>"},
+    {"text": "ok", "box": "false", "plain": "None", "ours": "q\"<x>", "shown": "7", "typed": "9",
+     "number": "12", "echoed": "kept", "mail": "a@b.example", "hidden": ""},
     {"plain": "", "ours": "nope", "shown": "not offered"},
 ]  # fmt: skip
 
@@ -199,13 +211,37 @@ SAMPLES = [
 def test_each_widget_it_writes_is_what_django_writes(data, lang):
     with translation.override(lang):
         for form in (Sample(data or None), Sample(data, prefix="p", auto_id="f_%s"), Sample(
-            initial={"plain": ["pause", "stop"], "ours": 3, "shown": "g1", "box": True, "text": 0}
+            initial={"plain": ["pause", "stop"], "ours": 3, "shown": "g1", "box": True, "text": 0,
+                     "number": 4, "secret": "s", "echoed": "<e>", "hidden": 7}
         )):  # fmt: skip
             if form.is_bound:
                 form.is_valid()
                 form.add_error("area", "An error & <more>.")
             for bf in form:
                 assert widgets.control(bf) == str(bf), (lang, bf.name)
+
+
+def test_the_inputs_it_writes_go_through_no_renderer(monkeypatch):
+    """The number, password, email, URL and hidden inputs (the live run form's, the sign-up
+    form's) are written by control itself: compared with Django's above."""
+    forms = [Sample(), Sample(SAMPLES[1]), Sample(SAMPLES[2])]
+    names = ("text", "area", "box", "number", "secret", "echoed", "mail", "link", "hidden")
+    expected = [[str(form[name]) for name in names] for form in forms]
+    monkeypatch.setattr(widgets.FormRenderer, "render", _no_renderer)
+    assert [[widgets.control(form[name]) for name in names] for form in forms] == expected
+    assert 'value="&lt;s&gt;&amp;"' not in expected[1][4] and 'value="&quot;e' in expected[1][5]
+
+
+def test_a_tampered_management_form_is_written_by_django():
+    """Its errors and its inputs in a <div>, as Django's div.html writes them; a sound one is
+    its four inputs."""
+    for data in ({"opt-TOTAL_FORMS": "x<y>", "opt-INITIAL_FORMS": "0"}, {}):
+        rows = forms.OptionFormSet(data, prefix="opt")
+        assert editor.management_form(rows) == str(rows.management_form)
+        assert "errorlist" in editor.management_form(rows)
+    rows = forms.OptionFormSet({"opt-TOTAL_FORMS": "2", "opt-INITIAL_FORMS": "1"}, prefix="opt")
+    html = editor.management_form(rows)
+    assert html == str(rows.management_form) and html.count('<input type="hidden"') == 4
 
 
 def test_a_value_offered_twice_is_selected_once_as_django_selects_it():

@@ -67,6 +67,14 @@ def _forms():
     yield UserCreationForm({"username": "<x>", "password1": "a", "password2": "b"})
     yield _form()
     yield _form({"max_turns": "<b>", "model": "nope", "prompt": "</textarea>"})
+    # The forms {% control %} writes a field of ({{ field }} before): the import, the log-in.
+    from django.contrib.auth.forms import AuthenticationForm
+
+    from authoring.views_io import ImportForm
+
+    yield ImportForm()
+    yield ImportForm({"default_notes": "x<y>", "default_source": "http://<x>", "format": "?"})
+    yield AuthenticationForm(data={"username": "<u>", "password": "p"})
 
 
 @pytest.mark.parametrize("language", ["en", "pl"])
@@ -95,3 +103,25 @@ def test_what_they_write():
     assert 'value="&lt;long&gt;"' in html
     errors = form_fields(Form({"name": "ok", "pick": "a"}))
     assert errors.startswith('\n<div class="message error" role="alert">Both &lt;wrong&gt; and ')
+
+
+@pytest.mark.parametrize("language", ["en", "pl"])
+def test_the_live_forms_kept_help_is_what_its_template_writes(language, db):
+    """The start form's two <details> (views_live.start_help, kept per language and catalogue)
+    are what the fields partial writes inline, for a refused form (the one they are kept for:
+    a blank form's fields are kept whole)."""
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    from studyapp.sandbox import views_live
+
+    with translation.override(language):
+        form = views_live._form({"max_turns": "<b>", "model": "x"})
+        ctx = {"form": form, "scenarios": views_live.demo.SCENARIOS.values()}
+        ctx.update(model_table=views_live.model_table(), caps={"daily": 1})
+        inline = render_to_string("sandbox/live_index.html#fields", ctx)
+        kept = views_live.start_help(ctx)
+        assert kept["models"] in inline and "<details>" in kept["scenarios"] in inline
+        assert render_to_string("sandbox/live_index.html#fields", {**ctx, "help_html": kept}) == (
+            inline
+        )

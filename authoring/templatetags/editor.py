@@ -1,6 +1,7 @@
 """The editor's template tags: ``{% field f label %}`` (one form field with its label, control,
-help and errors), ``{% option_rows ... %}`` (the formset's rows, each a fieldset of fields) and
-``{% subnav %}`` (the instructor tools' links, kept)."""
+help and errors), ``{% option_rows ... %}`` (the formset's rows, each a fieldset of fields),
+``{% management_form rows %}`` (the formset's hidden inputs) and ``{% subnav %}`` (the
+instructor tools' links, kept)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,17 @@ def option_rows(rows, row_fields, word, left, right, text, correct, why, delete)
             html.append(field(row["family"]))
         html += [field(row["DELETE"], delete), "\n    </fieldset>"]
     return mark_safe("".join(html))  # noqa: S308 - every value escaped (field, esc)
+
+
+@register.simple_tag
+def management_form(rows) -> SafeString:
+    """``{{ rows.management_form }}``: its four hidden inputs, each written by ``control``, when
+    the management form has no errors (Django's div.html then writes those inputs and nothing
+    else); Django writes it otherwise (its errors, the inputs in a <div>)."""
+    form = rows.management_form
+    if form.errors:
+        return str(form)
+    return mark_safe("".join(control(bf) for bf in form))  # noqa: S308 - escaped by control
 
 
 SUBNAV = "authoring/_subnav_links.html"

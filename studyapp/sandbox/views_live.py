@@ -134,7 +134,27 @@ def live_index(request):
     }
     if form is None:
         ctx["fields_html"] = start_fields(ctx)
+    else:
+        ctx["help_html"] = start_help(ctx)
     return render(request, "sandbox/live_index.html", ctx)
+
+
+def start_help(ctx: dict) -> dict[str, str]:
+    """What the start form says about the scenarios and the models (its two <details>, about
+    half of a refused form's fields: seventeen models, every scenario, a dozen translations),
+    rendered once per language, URLconf and model catalogue (forms.per_catalogue), like the
+    fields themselves: from the scenarios and the model table alone, never the form or the
+    visitor (tests/test_fields.py compares them with the fields partial written inline)."""
+
+    def build(*_key) -> dict[str, str]:
+        shown = {"scenarios": ctx["scenarios"], "model_table": ctx["model_table"]}
+        parts = {"scenarios": "scenario-help", "models": "model-help"}
+        return {
+            name: mark_safe(render_to_string(f"sandbox/live_index.html#{part}", shown))  # noqa: S308 - our template's autoescaped output
+            for name, part in parts.items()
+        }
+
+    return per_catalogue("live-start-help", build, *urlcache.where())
 
 
 def start_fields(ctx: dict) -> str:

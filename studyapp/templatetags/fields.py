@@ -1,10 +1,13 @@
-"""A form field with its label and errors (``{% form_field %}``), and every field of a form with
-its help (``{% form_fields %}``), written in Python.
+"""A form field with its label and errors (``{% form_field %}``), every field of a form with
+its help (``{% form_fields %}``) and a field's control alone (``{% control %}``), written in
+Python.
 
 They were the templates _field.html and _form_fields.html, included once per field: the live
 run form's 13 fields cost about 0.4 ms a page in includes and lookups alone. The HTML is the
 templates' own, byte for byte (tests/test_fields.py renders the templates they were and
-compares), escaped as the template engine escapes a variable.
+compares), escaped as the template engine escapes a variable; each control is written by
+core.widgets.control (Django's str(bound_field), byte for byte, without a widget context and a
+renderer's call for the plain inputs, text areas, checkboxes and selects).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 from django import template
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
+
+from core.widgets import control
 
 register = template.Library()
 
@@ -27,7 +32,7 @@ def _field(field, help_text: bool) -> str:
         '<div class="field">\n'
         f'  <label for="{conditional_escape(field.id_for_label)}">'
         f"{conditional_escape(field.label)}</label>\n"
-        f"  {conditional_escape(field)}\n  "
+        f"  {control(field)}\n  "
     ]
     if errors:
         out.append(f'<div class="field-error" role="alert">{_errors(errors)}</div>')
@@ -37,6 +42,13 @@ def _field(field, help_text: bool) -> str:
             out.append(f'<div class="muted help">{field.help_text}</div>')
     out.append("\n</div>\n")
     return "".join(out)
+
+
+@register.simple_tag(name="control")
+def control_tag(field) -> SafeString:
+    """``{% control form.name %}``: what ``{{ form.name }}`` writes (Django's str(bound_field)),
+    through core.widgets.control."""
+    return mark_safe(control(field))  # noqa: S308 - control escapes every value
 
 
 @register.simple_tag
