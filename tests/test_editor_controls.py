@@ -99,11 +99,11 @@ def test_every_control_of_every_kind_is_what_django_writes(every_kind, kind, mon
             # Django wrote of them, the same as forms made again in it (each language's menus
             # are its own, kept per process); ours written again, from the options kept.
             made = first.get(lang) or [
-                (what, form, _bound_fields(form, rows), None)
+                (what, form, rows, _bound_fields(form, rows), None)
                 for what, form, rows in _states(kind, every_kind[kind])
             ]
             kept = []
-            for what, form, fields, theirs in made:
+            for what, form, rows, fields, theirs in made:
                 states.add(what)
                 # Written without Django's widget rendering (none of the editor's controls
                 # falls back to it), then compared with it.
@@ -111,7 +111,7 @@ def test_every_control_of_every_kind_is_what_django_writes(every_kind, kind, mon
                     m.setattr(widgets.FormRenderer, "render", _no_renderer)
                     ours = [widgets.control(bf) for bf in fields]
                 theirs = theirs or [str(bf) for bf in fields]
-                kept.append((what, form, fields, theirs))
+                kept.append((what, form, rows, fields, theirs))
                 for bf, html, django in zip(fields, ours, theirs, strict=True):
                     assert html == django, (lang, what, bf.html_name)
                     checked += 1
