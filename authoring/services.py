@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 
 from core import i18n
 from core.prepared import prepared, prepared_rows
-from quizzes import bank, importing, kinds, schema, translations
+from quizzes import bank, importing, kinds, translations
 from quizzes.models import Question
 from quizzes.signals import announce_bank_changed
 from studyapp.agentloop import catalogue
@@ -216,18 +216,10 @@ def _free_slug(base: str) -> str:
 
 def check_data(question: dict, *, require_families: bool = True) -> tuple[dict | None, list[str]]:
     """``forms.check`` of a question this application wrote itself (a stored version read back,
-    a draft made from a step): the bank's checks run on the data, as imports run them
-    (``schema.check_question``), not on its YAML text read back. The editor writes a form's
-    text out as a file would hold it; these hold what the bank and the catalogue wrote, which
-    that round trip gave back unchanged (0.6-0.8 ms of checks each, 0.05 ms now; the same
-    question and problems for every question of the bank, each kind and every recorded step,
-    compared when this was written). ``require_families``: the editor's rule that each trap is
-    named, as in forms.check."""
-    parsed, found = schema.check_question(question, file="editor")
-    problems = [p.message for p in found]
-    if require_families:
-        problems += forms._untagged(question)
-    return (None if problems else parsed), problems
+    a draft made from a step): the bank's checks run on the data, as the editor runs them on its
+    form's question (forms._schema). ``require_families``: the editor's rule that each trap is
+    named."""
+    return forms.check(question, require_families=require_families)
 
 
 def draft_from_step(*, run_key: str, title: str, step: int, response: dict) -> Question:

@@ -9,7 +9,7 @@ from django.utils.html import escape
 
 from authoring import forms, services
 from core.owners import Owner
-from quizzes import schema
+from quizzes import kinds, schema
 from quizzes import services as quiz_services
 from quizzes.models import Question
 from tests.editor import edit_url, form_data, post_form
@@ -365,9 +365,10 @@ def test_a_stored_version_the_schema_refuses_shows_what_is_still_to_do(author):
 
 
 def test_the_editors_check_reads_back_a_next_line_character_as_written(author):
-    """The editor writes its question out as bank YAML and reads it back (authoring/forms.py
-    _schema): a NEL (U+0085) in a text comes back as the same text, and a saved question with
-    one opens with it unchanged, not folded into a line break."""
+    """The editor's check (authoring/forms.py _schema, on the data; written out as bank YAML
+    and read back, as it was, it gives the same: the test below): a NEL (U+0085) in a text
+    comes back as the same text, and a saved question with one opens with it unchanged, not
+    folded into a line break."""
     question = make_question("single", slug="nel-editor")
     Question.objects.filter(pk=question.pk).update(stem="Before\x85after")
     parsed, problems = forms.check(
@@ -376,3 +377,76 @@ def test_the_editors_check_reads_back_a_next_line_character_as_written(author):
     assert problems == [] and parsed["stem"] == "Before\x85after"
     page = author.get(edit_url("nel-editor"))
     assert page.status_code == 200 and "Before\x85after" in page.content.decode()
+
+
+#: Texts YAML would read as something else unless the dumper quotes or escapes them.
+TRICKY = [
+    "yes", "no", "on", "off", "null", "~", "true", "1", "1.5", "0x1F", "1e3", ".inf", "2026-12-01",
+    "2026-12-01 10:00:00", "<<", "=", "- a", "a: b", "? x", "#x", "a #b", "'q'", '"q"', "%x",
+    "@x", "`x", "|", ">", "!x", "&x", "*x", "[x", "{x", "---", "...", "\\x", " lead", "trail ",
+    "a\n\nb\n", "\n\nx", "x\n\n", "\ttab", "a\r\nb", "\x85nel", "line\u2028sep", "\ufeffbom",
+    "é 字 😀", "\x01ctl", "",
+]  # fmt: skip
+
+
+def _tricky_variants(question: dict) -> list[dict]:
+    """The question valid, with a tricky text in every field and row (sources: all of them, so
+    the messages that quote a value quote each), and with wrong values of every sort."""
+    rows = kinds.of(question["kind"]).ROWS
+    texts = {**question, "stem": "\n".join(TRICKY), "explanation": TRICKY[0], "sources": TRICKY}
+    texts.update(concept=TRICKY[3], notes=TRICKY[14])
+    wrong = {
+        **question,
+        "difficulty": "9",
+        "subtopic": "=",
+        "status": "<<",
+        "kind": question["kind"],
+    }
+    # valid still, tricky texts where any text goes: parsed, and compared
+    free = {**question, "stem": "\n".join(TRICKY), "explanation": " ".join(TRICKY[::-1]) + "."}
+    if rows:
+        free[rows] = [
+            {**row, "why": TRICKY[i % len(TRICKY)] + " why"} if "why" in row else row
+            for i, row in enumerate(question[rows])
+        ]
+    variants = [question, free, texts, wrong]
+    if rows:
+        variants[2] = {
+            **texts,
+            rows: [
+                {key: (TRICKY[(i * 7 + j) % len(TRICKY)] if isinstance(v, str) else v)
+                 for j, (key, v) in enumerate(row.items())}
+                for i, row in enumerate(question[rows])
+            ],
+        }  # fmt: skip
+        wrong[rows] = [{"<<": {"text": "x"}, "=": 1, "yes": None}, "not a row", 3]
+    for key, value in question.items():
+        if isinstance(value, dict | list) and key not in (rows, "sources"):  # a JSON field
+            variants.append({**question, key: {"<<": value, "=": [TRICKY], "2026-12-01": 1.5}})
+    return variants
+
+
+def test_the_editors_check_on_the_data_is_the_check_of_the_file_it_would_write(monkeypatch):
+    """authoring/forms.py _schema checks the editor's question as data; written out as a bank
+    file and read back it gives the same question (but its line) and the same problems, for
+    every kind, valid, with texts YAML reads as something else unless quoted, and wrong in
+    every way; a question of more text than DATA_CHECK_MAX_CHARS is read as the file."""
+    from tests.factories import new_questions
+
+    stored = new_questions([(kind, f"fc-{i}", "guards") for i, kind in enumerate(ALL_KIND_BODIES)])
+    checked = parsed = 0
+    for question in map(services.question_as_bank_dict, stored):
+        for variant in _tricky_variants(question):
+            data, data_problems = forms._schema(variant)
+            text, text_problems = forms._schema_as_file(variant)
+            assert data_problems == text_problems, variant
+            assert (data is None) == (text is None), variant
+            if data is not None:
+                assert {**data, "line": 0} == {**text, "line": 0}
+                parsed += 1
+            checked += 1
+    assert checked > 40 and parsed >= 2 * len(stored)
+    as_file = []
+    monkeypatch.setattr(forms, "_schema_as_file", lambda q: as_file.append(q) or (None, []))
+    big = {**question, "explanation": "x" * forms.DATA_CHECK_MAX_CHARS}
+    assert forms._schema(big) == (None, []) and as_file == [big]
