@@ -135,6 +135,9 @@ TEMPLATES = [
                 "template_partials.templatetags.partials",
                 "studyapp.templatetags.kepturl",
             ],
+            # {% load i18n %}: Django's, with each literal {% translate %} translated once per
+            # catalogue (studyapp/templatetags/kepti18n.py)
+            "libraries": {"i18n": "studyapp.templatetags.kepti18n"},
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
