@@ -64,3 +64,33 @@ def test_a_catalogue_loaded_again_is_read_again():
         finally:
             trans_real._active.value = active
         assert template.render({}) == before != "Read"
+
+
+BLOCKS = (
+    "{% load i18n %}{% blocktranslate count counter=n trimmed %}\n  {{ counter }} note on\n"
+    "  the loop, {{ name }}.{% plural %}{{ counter }} notes on the loop, {{ name }}."
+    "{% endblocktranslate %}|{% blocktranslate count counter=n %}{{ counter }} source{% plural %}"
+    "{{ counter }} sources{% endblocktranslate %}|{% blocktrans with who=name %}100% {{ who }}"
+    "{% endblocktrans %}|{% blocktranslate context 'tool call id' %}id{% endblocktranslate %}"
+    "|{% blocktranslate asvar said %}<b>{{ name }}</b>{% endblocktranslate %}[{{ said }}]"
+    "|{% blocktranslate %}{{ missing }}!{% endblocktranslate %}"
+)
+
+
+def test_blocktranslate_writes_what_djangos_tag_writes_in_every_language():
+    ours = engines["django"].from_string(BLOCKS).template
+    theirs = Template(BLOCKS, engine=DJANGO)
+    nodes = [n for n in ours.nodelist if isinstance(n, kepti18n.KeptBlockTranslateNode)]
+    assert len(nodes) == 6
+    seen = set()
+    for code in ["en", "pl", "zh-hans", "zh-hant"]:
+        with translation.override(code):
+            for n in (1, 2, 5):
+                for autoescape in (True, False):
+                    context = {"n": n, "name": "<Ann & Bo>"}
+                    expected = theirs.render(Context(context, autoescape=autoescape))
+                    for _ in range(2):  # message ids made, then kept
+                        assert ours.render(Context(context, autoescape=autoescape)) == expected
+                    seen.add(expected)
+    assert len(seen) > 12
+    assert all(n._ids is not None for n in nodes)

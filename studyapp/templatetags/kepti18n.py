@@ -19,7 +19,7 @@ from __future__ import annotations
 from django import template
 from django.template.base import render_value_in_context
 from django.templatetags import i18n as django_i18n
-from django.templatetags.i18n import TranslateNode
+from django.templatetags.i18n import BlockTranslateNode, TranslateNode
 from django.utils.safestring import SafeData, mark_safe
 from django.utils.translation import _trans, trans_real
 
@@ -86,4 +86,34 @@ def do_translate(parser, token):
         node.message_context is None or _constant(node.message_context)
     ):
         node._kept = {}
+    return node
+
+
+class KeptBlockTranslateNode(BlockTranslateNode):
+    """Django's BlockTranslateNode (Django 5.2), with its message ids (the text with its
+    variables as ``%(name)s``, trimmed: a regular expression each) made once per node instead
+    of on every render; the rest (variables, translation, formatting) as Django does it."""
+
+    _ids: tuple | None = None
+
+    def render_token_list(self, tokens):
+        if self._ids is None:
+            plural = super().render_token_list(self.plural) if self.plural else None
+            self._ids = (super().render_token_list(self.singular), plural)
+        if tokens is self.singular:
+            msg, names = self._ids[0]
+        elif tokens is self.plural and self._ids[1] is not None:
+            msg, names = self._ids[1]
+        else:
+            return super().render_token_list(tokens)
+        return msg, list(names)  # Django's caller extends the list it gets
+
+
+@register.tag("blocktranslate")
+@register.tag("blocktrans")
+def do_block_translate(parser, token):
+    """Django's ``{% blocktranslate %}`` (same syntax, parsed by Django), rendered by
+    KeptBlockTranslateNode."""
+    node = django_i18n.do_block_translate(parser, token)
+    node.__class__ = KeptBlockTranslateNode
     return node
