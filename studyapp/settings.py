@@ -126,7 +126,10 @@ MIDDLEWARE = [
 ]
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's, whose {% load i18n %} loads studyapp/templatetags/kepti18n.py (each literal
+        # {% translate %} translated once per catalogue)
+        "BACKEND": "studyapp.templatetags.kepti18n.DjangoTemplates",
+        "NAME": "django",
         "DIRS": [BASE_DIR / "studyapp" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -135,9 +138,6 @@ TEMPLATES = [
                 "template_partials.templatetags.partials",
                 "studyapp.templatetags.kepturl",
             ],
-            # {% load i18n %}: Django's, with each literal {% translate %} translated once per
-            # catalogue (studyapp/templatetags/kepti18n.py)
-            "libraries": {"i18n": "studyapp.templatetags.kepti18n"},
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
