@@ -126,7 +126,10 @@ MIDDLEWARE = [
 ]
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's, whose {% load i18n %} loads studyapp/templatetags/kepti18n.py (each literal
+        # {% translate %} translated once per catalogue)
+        "BACKEND": "studyapp.templatetags.kepti18n.DjangoTemplates",
+        "NAME": "django",
         "DIRS": [BASE_DIR / "studyapp" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {

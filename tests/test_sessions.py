@@ -211,3 +211,25 @@ def test_logging_out_deletes_the_sessions_row(client, learner):
     assert not Session.objects.filter(pk=key).exists()
     assert not _signed_in(client, "learner")
     SessionStore().delete("never-existed-key-0123456789abcdef")  # nothing to delete: no error
+
+
+def test_session_data_decodes_as_djangos_engine_decodes_it(settings):
+    """A signature checked once per process (PreparedQueries.decode): good data, data kept,
+    compressed data, tampered data, another secret key and a fallback key give Django's dict."""
+    from studyapp import sessions
+
+    ours, theirs = SessionStore(), DjangoStore()
+    long = {"k": "x" * 500, "n": [1, {"a": None}]}  # signing compresses it
+    texts = [theirs.encode({"a": 1, "b": [1, 2]}), theirs.encode(long), theirs.encode({})]
+    texts += [texts[0][:-1] + ("A" if texts[0][-1] != "A" else "B"), "garbage", "", "a:b:c"]
+    for text in texts * 2:  # read, then kept
+        assert ours.decode(text) == theirs.decode(text)
+    first = ours.decode(texts[1])
+    first["n"][1]["a"] = "changed"  # each decode is a fresh dict
+    assert ours.decode(texts[1]) == long
+    assert not any(key[0] in texts[3:] for key in sessions._verified)  # bad data is not kept
+    old = settings.SECRET_KEY
+    settings.SECRET_KEY = old + "-rotated"
+    assert ours.decode(texts[0]) == theirs.decode(texts[0]) == {}
+    settings.SECRET_KEY_FALLBACKS = [old]
+    assert ours.decode(texts[0]) == theirs.decode(texts[0]) == {"a": 1, "b": [1, 2]}

@@ -12,7 +12,11 @@ finds no row is Django's ``UpdateError``, an insert of a taken key its ``CreateE
 
 from __future__ import annotations
 
+import zlib
+
+from django.conf import settings
 from django.contrib.sessions.backends.base import CreateError, UpdateError
+from django.core import signing
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import sql
 from django.utils import timezone
@@ -23,9 +27,46 @@ from core.prepared import STAND_IN_NOW, prepared, prepared_rows, prepared_update
 _STAND_IN_KEY = "\x00stand-in session key"
 
 
+#: (session data, salt, secret keys) -> the payload its good signature covers, per process.
+_verified: dict[tuple, bytes] = {}
+VERIFIED_MAX = 4096
+
+
+def _payload(session_data: str, salt: str) -> bytes:
+    """What ``signing.loads(session_data, salt=salt)`` hands its serializer (Django 5.2's
+    ``TimestampSigner.unsign_object`` up to its last line); raises where it raises."""
+    base64d = signing.TimestampSigner(salt=salt).unsign(session_data).encode()
+    decompress = base64d[:1] == b"."
+    data = signing.b64_decode(base64d[1:] if decompress else base64d)
+    return zlib.decompress(data) if decompress else data
+
+
 class PreparedQueries:
     """The three per-request queries of ``django.contrib.sessions.backends.db.SessionStore``
     (mixed in before it, or before its ``cached_db`` subclass)."""
+
+    def decode(self, session_data):
+        """Django's ``decode()``, with the signature of a session's data checked once per
+        process: the same text under the same salt and secret keys gives the same payload (its
+        signature good), so only the JSON is read again (each session a fresh dict). Data
+        whose signature, timestamp or compression is wrong is never kept: Django's decode()
+        reads it every time (a warning, an empty session), as before."""
+        if not isinstance(session_data, str):
+            return super().decode(session_data)
+        key = (session_data, self.key_salt, settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS)
+        payload = _verified.get(key)
+        if payload is None:
+            try:
+                payload = _payload(session_data, self.key_salt)
+            except Exception:
+                return super().decode(session_data)
+            if len(_verified) >= VERIFIED_MAX:
+                _verified.clear()
+            _verified[key] = payload
+        try:
+            return self.serializer().loads(payload)
+        except Exception:  # what Django's decode() gives for data it cannot read
+            return {}
 
     def _kept_as(self, name: str) -> tuple:
         return (f"sessions.{name}", self.model._meta.label)
