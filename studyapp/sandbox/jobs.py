@@ -32,10 +32,12 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
 from django.db import IntegrityError, close_old_connections, connection, transaction
+from django.db.models import Case, JSONField, Q, TextField, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -94,24 +96,26 @@ def executor() -> ThreadPoolExecutor:
 
 
 def expire_stale(live: LiveRun | None = None) -> int:
-    """Fail jobs whose worker died (lease over) or that nobody claimed in time."""
+    """Fail jobs whose worker died (lease over) or that nobody claimed in time.
+
+    One UPDATE (asked before every step and poll): each job gets its own reason."""
     now = timezone.now()
     jobs = LiveJob.objects.all() if live is None else LiveJob.objects.filter(live=live)
-    n = jobs.filter(status=LiveJob.RUNNING, lease_until__lt=now).update(
+    died = Q(status=LiveJob.RUNNING, lease_until__lt=now)
+    unclaimed = Q(status=LiveJob.QUEUED, created_at__lt=now - dt.timedelta(seconds=queue_stale_s()))
+
+    def reason(field, worded: Callable[[str], object]) -> Case:
+        return Case(
+            When(died, then=Value(worded(WORKER_DIED), output_field=field)),
+            default=Value(worded(NOT_PICKED_UP), output_field=field),
+        )
+
+    return jobs.filter(died | unclaimed).update(
         status=LiveJob.FAILED,
         finished_at=now,
-        error=WORKER_DIED,
-        error_msg=i18n.dump(WORKER_DIED),
+        error=reason(TextField(), str),
+        error_msg=reason(JSONField(), i18n.dump),
     )
-    n += jobs.filter(
-        status=LiveJob.QUEUED, created_at__lt=now - dt.timedelta(seconds=queue_stale_s())
-    ).update(
-        status=LiveJob.FAILED,
-        finished_at=now,
-        error=NOT_PICKED_UP,
-        error_msg=i18n.dump(NOT_PICKED_UP),
-    )
-    return n
 
 
 def active_job(live: LiveRun) -> LiveJob | None:
@@ -287,10 +291,12 @@ def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
     tool_results = job.tool_results
     message, message_msg = "", None
     while True:
-        if _cancelled(job):
-            break  # stopped below
         if run.status == "ended" or (run.status != "ready" and tool_results is None):
             break
+        # the lease renewed for the call, in the statement that asks whether it was cancelled
+        lease = timezone.now() + dt.timedelta(seconds=LEASE_S)
+        if not LiveJob.objects.filter(pk=job.pk, cancel=False).update(lease_until=lease):
+            break  # stopped below
         reserved, day = 0, timezone.now().date()
         if job.key_source == "server":
             reserved = runner_checks.worst_case_tokens(run)
@@ -300,9 +306,6 @@ def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
                     services.tokens_today(job.payer), reserved
                 )
                 break
-        LiveJob.objects.filter(pk=job.pk).update(
-            lease_until=timezone.now() + dt.timedelta(seconds=LEASE_S)
-        )
         text.reset()
         try:
             result = run.step(on_text=text, tool_results=tool_results)

@@ -94,14 +94,16 @@ def reserve(payer: str, tokens: int, day: dt.date) -> str:
     """Count ``tokens`` (a call's worst case) against ``payer``'s allowance before the call.
 
     One conditional UPDATE, so calls at the same moment can't go over the cap together.
-    Returns '' when reserved, else the refusal in words."""
+    Returns '' when reserved, else the refusal in words. The day's row is made (get_or_create)
+    only when the UPDATE found none to count against: a run's later calls cost one query."""
     cap = daily_cap()
     account = _account(payer)
-    LiveUsage.objects.get_or_create(**account, day=day)
-    reserved = LiveUsage.objects.filter(**account, day=day, tokens__lte=cap - tokens).update(
-        tokens=F("tokens") + tokens, calls=F("calls") + 1
-    )
-    if reserved:
+    usage = LiveUsage.objects.filter(**account, day=day, tokens__lte=cap - tokens)
+    count = {"tokens": F("tokens") + tokens, "calls": F("calls") + 1}
+    if usage.update(**count):
+        return ""
+    LiveUsage.objects.get_or_create(**account, day=day)  # the day's first call: no row yet
+    if usage.update(**count):
         return ""
     return allowance_refusal(tokens_today(payer), tokens)
 
@@ -216,15 +218,18 @@ def _same_catalogue(kept: tuple) -> bool:
     return len(kept) == len(current) and all(a is b for a, b in zip(kept, current, strict=True))
 
 
-def as_sandbox_run(live: LiveRun) -> Run | None:
-    """The run so far, for the stepper (None before the first response); kept per state."""
+def as_sandbox_run(live: LiveRun, loaded: runner.Run | None = None) -> Run | None:
+    """The run so far, for the stepper (None before the first response); kept per state.
+
+    ``loaded``: the caller's ``load(live)`` of this same state, read (not changed) here."""
     key = _state_key(live)
     kept = _STEPPER_RUNS.get(key, _MISSING)
     if kept is not _MISSING and _same_catalogue(kept[0]):
         with suppress(KeyError):  # (another thread may have dropped it meanwhile)
             _STEPPER_RUNS.move_to_end(key)
         return kept[1]
-    loaded = load(live)
+    if loaded is None:
+        loaded = load(live)
     run = None
     if loaded.turns:
         data = loaded.to_transcript()
