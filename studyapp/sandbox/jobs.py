@@ -37,10 +37,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
 from django.db import IntegrityError, close_old_connections, connection, transaction
-from django.db.models import Case, JSONField, Q, TextField, Value, When
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core.prepared import prepared, prepared_rows, prepared_update
 from studyapp.agentloop import demo, i18n, runner, runner_checks
 from studyapp.agentloop.redact import redact
 
@@ -94,28 +95,58 @@ def executor() -> ThreadPoolExecutor:
 
 # --- the table ---------------------------------------------------------------------------------
 
+#: Stand-ins for the values a job's statements compare with (core/prepared.py): each of the
+#: UPDATEs a step makes is compiled to SQL once per process, not on every call.
+_PK = 1_999_999_001
+_NOW = dt.datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=dt.UTC)
+
+
+def _update(name: str, build: Callable[..., QuerySet], values: dict, **where) -> int:
+    """``build(**where).update(**values)``, its SQL compiled once per ``name`` and fields."""
+    stand_ins = {
+        k: _NOW.replace(microsecond=i) if isinstance(v, dt.datetime) else _PK + i
+        for i, (k, v) in enumerate(where.items())
+    }
+    update = prepared_update(("sandbox-job", name, *values), build, tuple(values), **stand_ins)
+    return update.run(values, **where)
+
+
+def _by_pk(pk: int) -> QuerySet:
+    return LiveJob.objects.filter(pk=pk)
+
 
 def expire_stale(live: LiveRun | None = None) -> int:
-    """Fail jobs whose worker died (lease over) or that nobody claimed in time.
-
-    One UPDATE (asked before every step and poll): each job gets its own reason."""
+    """Fail jobs whose worker died (lease over) or that nobody claimed in time."""
     now = timezone.now()
-    jobs = LiveJob.objects.all() if live is None else LiveJob.objects.filter(live=live)
-    died = Q(status=LiveJob.RUNNING, lease_until__lt=now)
-    unclaimed = Q(status=LiveJob.QUEUED, created_at__lt=now - dt.timedelta(seconds=queue_stale_s()))
+    scope = {} if live is None else {"live": live.pk}
+    stale = now - dt.timedelta(seconds=queue_stale_s())
 
-    def reason(field, worded: Callable[[str], object]) -> Case:
-        return Case(
-            When(died, then=Value(worded(WORKER_DIED), output_field=field)),
-            default=Value(worded(NOT_PICKED_UP), output_field=field),
-        )
+    def jobs(**live):
+        return LiveJob.objects.filter(**{"live_id": live["live"]} if live else {})
 
-    return jobs.filter(died | unclaimed).update(
-        status=LiveJob.FAILED,
-        finished_at=now,
-        error=reason(TextField(), str),
-        error_msg=reason(JSONField(), i18n.dump),
+    def failed(why: str) -> dict:
+        return {
+            "status": LiveJob.FAILED,
+            "finished_at": now,
+            "error": why,
+            "error_msg": i18n.dump(why),
+        }
+
+    n = _update(
+        f"died{len(scope)}",
+        lambda at, **live: jobs(**live).filter(status=LiveJob.RUNNING, lease_until__lt=at),
+        failed(WORKER_DIED),
+        at=now,
+        **scope,
     )
+    n += _update(
+        f"unclaimed{len(scope)}",
+        lambda at, **live: jobs(**live).filter(status=LiveJob.QUEUED, created_at__lt=at),
+        failed(NOT_PICKED_UP),
+        at=stale,
+        **scope,
+    )
+    return n
 
 
 def active_job(live: LiveRun) -> LiveJob | None:
@@ -173,8 +204,11 @@ def request_stop(live: LiveRun) -> bool:
 def claim(job_pk: int, worker: str) -> bool:
     lease = timezone.now() + dt.timedelta(seconds=LEASE_S)
     return bool(
-        LiveJob.objects.filter(pk=job_pk, status=LiveJob.QUEUED).update(
-            status=LiveJob.RUNNING, worker=worker, lease_until=lease
+        _update(
+            "claim",
+            lambda pk: _by_pk(pk).filter(status=LiveJob.QUEUED),
+            {"status": LiveJob.RUNNING, "worker": worker, "lease_until": lease},
+            pk=job_pk,
         )
     )
 
@@ -217,20 +251,25 @@ def run_job(job_pk: int, *, api_key: str | None = None) -> None:
 
 
 def run_claimed(job_pk: int, *, api_key: str | None = None) -> None:
-    job = LiveJob.objects.select_related("live").get(pk=job_pk)
+    job = prepared(
+        ("sandbox-job-with-run",), lambda pk: _by_pk(pk).select_related("live"), pk=_PK
+    ).first(pk=job_pk)
+    if job is None:
+        raise LiveJob.DoesNotExist(f"No job {job_pk}.")
     try:
         error, error_msg = _run(job, api_key)
     except Exception as exc:  # a bug must not leave the job running until its lease ends
         log.error("live job %s failed: %s", job_pk, redact(f"{type(exc).__name__}: {exc}", api_key))
         error, error_msg = SERVER_ERROR, i18n.dump(SERVER_ERROR)
-    LiveJob.objects.filter(pk=job_pk).update(
-        status=LiveJob.FAILED if error else LiveJob.DONE,
-        error=redact(error, api_key),
+    ended = {
+        "status": LiveJob.FAILED if error else LiveJob.DONE,
+        "error": redact(error, api_key),
         # a reason without a message id reads as it is stored (English)
-        error_msg=_redacted(error_msg, api_key) if error else None,
-        text="",
-        finished_at=timezone.now(),
-    )
+        "error_msg": _redacted(error_msg, api_key) if error else None,
+        "text": "",
+        "finished_at": timezone.now(),
+    }
+    _update("ended", _by_pk, ended, pk=job_pk)
 
 
 def _redacted(msg: dict | None, api_key: str | None) -> dict | None:
@@ -242,7 +281,12 @@ def _redacted(msg: dict | None, api_key: str | None) -> dict | None:
 
 
 def _cancelled(job: LiveJob) -> bool:
-    return LiveJob.objects.filter(pk=job.pk, cancel=True).exists()
+    query = prepared_rows(
+        ("sandbox-job-cancelled",),
+        lambda pk: _by_pk(pk).filter(cancel=True).values_list("pk")[:1],
+        pk=_PK,
+    )
+    return bool(query.rows(pk=job.pk))
 
 
 class _Text:
@@ -258,7 +302,7 @@ class _Text:
 
     def flush(self) -> None:
         self.last = time.monotonic()
-        LiveJob.objects.filter(pk=self.job.pk).update(text="".join(self.parts)[-20_000:])
+        _update("text", _by_pk, {"text": "".join(self.parts)[-20_000:]}, pk=self.job.pk)
 
     def reset(self) -> None:
         self.parts = []
@@ -294,8 +338,8 @@ def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
         if run.status == "ended" or (run.status != "ready" and tool_results is None):
             break
         # the lease renewed for the call, in the statement that asks whether it was cancelled
-        lease = timezone.now() + dt.timedelta(seconds=LEASE_S)
-        if not LiveJob.objects.filter(pk=job.pk, cancel=False).update(lease_until=lease):
+        lease = {"lease_until": timezone.now() + dt.timedelta(seconds=LEASE_S)}
+        if not _update("lease", lambda pk: _by_pk(pk).filter(cancel=False), lease, pk=job.pk):
             break  # stopped below
         reserved, day = 0, timezone.now().date()
         if job.key_source == "server":
@@ -318,7 +362,7 @@ def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
         spent = _spent_by(result, run, reserved)
         if job.key_source == "server":
             services.settle(job.payer, day, reserved, spent)
-        LiveJob.objects.filter(pk=job.pk).update(calls=job.calls + 1)
+        _update("calls", _by_pk, {"calls": job.calls + 1}, pk=job.pk)
         job.calls += 1
         services.save_state(live, run, [result])
         if result.error is not None:

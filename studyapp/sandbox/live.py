@@ -11,12 +11,13 @@ from contextlib import suppress
 
 from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
+from django.db import DatabaseError
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from core.prepared import prepared_rows
+from core.prepared import prepared_rows, prepared_update
 from studyapp.agentloop import demo, models, runner
 from studyapp.agentloop import i18n as agent_i18n
 from studyapp.agentloop.transcript import parse_transcript
@@ -136,7 +137,16 @@ def save_state(live: LiveRun, run: runner.Run, results) -> None:
             )
         live.last_error = errors[-1].to_dict() if errors else None
         fields.append("last_error")
-    live.save(update_fields=fields)
+    # live.save(update_fields=fields), its UPDATE compiled once per set of fields (a worker saves
+    # after every call); no row changed is the DatabaseError save() raises.
+    update = prepared_update(
+        ("live-save-state", *fields),
+        lambda pk: LiveRun.objects.filter(pk=pk),
+        tuple(fields),
+        pk=1_999_999_001,
+    )
+    if not update.run({f: getattr(live, f) for f in fields}, pk=live.pk):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
 
 
 def live_start(*, owner, scenario: str, prompt: str, options: dict) -> LiveRun:
