@@ -471,3 +471,29 @@ def test_a_run_number_beyond_the_column_or_someone_elses_is_a_404(client, api, o
         assert client.get(path.format(2**70)).status_code == 404
         assert other.get(path.format(live.pk)).status_code == 404
     assert client.get(f"/sandbox/live/{live.pk}/").status_code == 200
+
+
+def test_the_allowance_updates_compiled_once_change_what_the_orms_would(learner):
+    """reserve and settle run their UPDATEs compiled once (sandbox/live._UsageUpdate): on a row
+    of one day the same changes, with the same row counts, as the ORM's UPDATE on another's."""
+    import datetime as dt
+
+    from studyapp.sandbox import live as services
+
+    days = dt.date(2030, 1, 2), dt.date(2030, 1, 3)
+    for day in days:
+        LiveUsage.objects.create(user=learner, owner_token="", day=day, tokens=100)
+    steps = [(services._reserving, {"n": 700, "room": 50}), (services._reserving, {"n": 300})]
+    steps += [(services._settling, {"n": -1000}), (services._settling, {"n": 55})]
+    for build, values in steps:
+        values = {"user": learner.pk, "room": 700, **values}
+        values = {k: v for k, v in values.items() if k in build.__code__.co_varnames}
+        name = build.__name__
+        orm = build(**values, day=days[0])
+        changed = (
+            orm[0].update(**orm[1]),
+            services._usage_update(name, build, **values, day=days[1]),
+        )
+        rows = LiveUsage.objects.filter(day__in=days).order_by("day").values_list("tokens", "calls")
+        assert changed[0] == changed[1] and rows[0] == rows[1], (name, values, changed, rows)
+    assert list(rows) == [(55, 1)] * 2 and services._USAGE_UPDATES[("_settling", "sqlite")]

@@ -160,6 +160,30 @@ def test_a_worker_that_died_frees_the_run_and_keeps_the_count(client, learner, a
     assert len(turns(live)) == 1
 
 
+@pytest.mark.django_db
+def test_stale_jobs_are_failed_with_their_reasons_and_deleted_at_the_next_step(learner, settings):
+    from django.utils import timezone as tz
+
+    dump = jobs.i18n.dump  # each reason as a message id with its values
+    ago = tz.now() - tz.timedelta(seconds=settings.LIVE_QUEUE_STALE_S + 5)
+    soon = tz.now() + tz.timedelta(seconds=60)
+    for status, at in [("running", ago), ("queued", ago), ("running", soon), ("queued", soon)]:
+        live = LiveRun.objects.create(user=learner, state={})
+        LiveJob.objects.create(
+            live=live, key_source="", status=status, lease_until=at, created_at=at
+        )
+    assert jobs.expire_stale() == 2 and jobs.expire_stale() == 0
+    assert list(LiveJob.objects.order_by("pk").values_list("status", "error", "error_msg")) == [
+        ("failed", jobs.WORKER_DIED, dump(jobs.WORKER_DIED)),
+        ("failed", jobs.NOT_PICKED_UP, dump(jobs.NOT_PICKED_UP)),
+        ("running", "", None),
+        ("queued", "", None),
+    ]
+    for live in LiveRun.objects.all():  # the next step deletes a run's finished jobs (only)
+        jobs._delete_finished(live.pk)
+    assert list(LiveJob.objects.order_by("pk").values_list("status")) == [("running",), ("queued",)]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_liveworker_runs_queued_calls_when_the_web_only_queues(client, learner, api, settings):
     settings.LIVE_JOBS = "external"

@@ -32,13 +32,16 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
 from django.db import IntegrityError, close_old_connections, connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from core.prepared import prepared, prepared_rows, prepared_update
 from studyapp.agentloop import demo, i18n, runner, runner_checks
 from studyapp.agentloop.redact import redact
 
@@ -92,31 +95,67 @@ def executor() -> ThreadPoolExecutor:
 
 # --- the table ---------------------------------------------------------------------------------
 
+#: Stand-ins for the values a job's statements compare with (core/prepared.py): each of the
+#: UPDATEs a step makes is compiled to SQL once per process, not on every call.
+_PK = 1_999_999_001
+_NOW = dt.datetime(2199, 1, 2, 3, 4, 5, 678_901, tzinfo=dt.UTC)
+
+
+def _update(name: str, build: Callable[..., QuerySet], values: dict, **where) -> int:
+    """``build(**where).update(**values)``, its SQL compiled once per ``name`` and fields."""
+    stand_ins = {
+        k: _NOW.replace(microsecond=i) if isinstance(v, dt.datetime) else _PK + i
+        for i, (k, v) in enumerate(where.items())
+    }
+    update = prepared_update(("sandbox-job", name, *values), build, tuple(values), **stand_ins)
+    return update.run(values, **where)
+
+
+def _by_pk(pk: int) -> QuerySet:
+    return LiveJob.objects.filter(pk=pk)
+
 
 def expire_stale(live: LiveRun | None = None) -> int:
     """Fail jobs whose worker died (lease over) or that nobody claimed in time."""
     now = timezone.now()
-    jobs = LiveJob.objects.all() if live is None else LiveJob.objects.filter(live=live)
-    n = jobs.filter(status=LiveJob.RUNNING, lease_until__lt=now).update(
-        status=LiveJob.FAILED,
-        finished_at=now,
-        error=WORKER_DIED,
-        error_msg=i18n.dump(WORKER_DIED),
+    scope = {} if live is None else {"live": live.pk}
+    stale = now - dt.timedelta(seconds=queue_stale_s())
+
+    def jobs(**live):
+        return LiveJob.objects.filter(**{"live_id": live["live"]} if live else {})
+
+    def failed(why: str) -> dict:
+        return {
+            "status": LiveJob.FAILED,
+            "finished_at": now,
+            "error": why,
+            "error_msg": i18n.dump(why),
+        }
+
+    n = _update(
+        f"died{len(scope)}",
+        lambda at, **live: jobs(**live).filter(status=LiveJob.RUNNING, lease_until__lt=at),
+        failed(WORKER_DIED),
+        at=now,
+        **scope,
     )
-    n += jobs.filter(
-        status=LiveJob.QUEUED, created_at__lt=now - dt.timedelta(seconds=queue_stale_s())
-    ).update(
-        status=LiveJob.FAILED,
-        finished_at=now,
-        error=NOT_PICKED_UP,
-        error_msg=i18n.dump(NOT_PICKED_UP),
+    n += _update(
+        f"unclaimed{len(scope)}",
+        lambda at, **live: jobs(**live).filter(status=LiveJob.QUEUED, created_at__lt=at),
+        failed(NOT_PICKED_UP),
+        at=stale,
+        **scope,
     )
     return n
 
 
 def active_job(live: LiveRun) -> LiveJob | None:
     expire_stale(live)
-    return LiveJob.objects.filter(live=live, status__in=LiveJob.ACTIVE).first()
+    return prepared(
+        ("sandbox-active-job",),
+        lambda live: LiveJob.objects.filter(live_id=live, status__in=LiveJob.ACTIVE),
+        live=_PK,
+    ).first(live=live.pk)
 
 
 def last_job(live: LiveRun) -> LiveJob | None:
@@ -135,7 +174,7 @@ def enqueue(
     """Queue a call for ``live`` and hand it to a worker; LiveError when one is already active."""
     expire_stale(live)
     # finished jobs are only kept until the next one: the table holds a row or two per run
-    LiveJob.objects.filter(live=live).exclude(status__in=LiveJob.ACTIVE).delete()
+    _delete_finished(live.pk)
     try:
         with transaction.atomic():
             job = LiveJob.objects.create(
@@ -151,6 +190,32 @@ def enqueue(
         ) from None
     dispatch(job.pk, api_key=api_key)
     return job
+
+
+_DELETES: dict[str, tuple[str, list] | None] = {}
+
+
+def _delete_finished(live_pk: int) -> None:
+    """``LiveJob.objects.filter(live=...).exclude(status__in=ACTIVE).delete()``, its DELETE
+    compiled once per database (no row refers to a job and no signal listens: the ORM's fast
+    delete is this one statement), the ORM's way where the stand-in is not one parameter."""
+    from django.db.models import sql
+
+    jobs = LiveJob.objects.filter(live_id=_PK).exclude(status__in=LiveJob.ACTIVE)
+    vendor = connection.vendor
+    if vendor not in _DELETES:
+        query = jobs.query.chain(sql.DeleteQuery)
+        text, params = query.get_compiler(using=jobs.db).as_sql()
+        ok = text.startswith("DELETE ") and [p for p in params if p == _PK] == [_PK]
+        _DELETES[vendor] = (text, list(params)) if ok else None
+    compiled = _DELETES[vendor]
+    if compiled is None:
+        LiveJob.objects.filter(live_id=live_pk).exclude(status__in=LiveJob.ACTIVE).delete()
+        return
+    text, params = compiled
+    params = [live_pk if p == _PK else p for p in params]
+    with transaction.mark_for_rollback_on_error(using=jobs.db), connection.cursor() as cursor:
+        cursor.execute(text, params)
 
 
 def dispatch(job_pk: int, *, api_key: str | None = None) -> None:
@@ -169,8 +234,11 @@ def request_stop(live: LiveRun) -> bool:
 def claim(job_pk: int, worker: str) -> bool:
     lease = timezone.now() + dt.timedelta(seconds=LEASE_S)
     return bool(
-        LiveJob.objects.filter(pk=job_pk, status=LiveJob.QUEUED).update(
-            status=LiveJob.RUNNING, worker=worker, lease_until=lease
+        _update(
+            "claim",
+            lambda pk: _by_pk(pk).filter(status=LiveJob.QUEUED),
+            {"status": LiveJob.RUNNING, "worker": worker, "lease_until": lease},
+            pk=job_pk,
         )
     )
 
@@ -213,20 +281,25 @@ def run_job(job_pk: int, *, api_key: str | None = None) -> None:
 
 
 def run_claimed(job_pk: int, *, api_key: str | None = None) -> None:
-    job = LiveJob.objects.select_related("live").get(pk=job_pk)
+    job = prepared(
+        ("sandbox-job-with-run",), lambda pk: _by_pk(pk).select_related("live"), pk=_PK
+    ).first(pk=job_pk)
+    if job is None:
+        raise LiveJob.DoesNotExist(f"No job {job_pk}.")
     try:
         error, error_msg = _run(job, api_key)
     except Exception as exc:  # a bug must not leave the job running until its lease ends
         log.error("live job %s failed: %s", job_pk, redact(f"{type(exc).__name__}: {exc}", api_key))
         error, error_msg = SERVER_ERROR, i18n.dump(SERVER_ERROR)
-    LiveJob.objects.filter(pk=job_pk).update(
-        status=LiveJob.FAILED if error else LiveJob.DONE,
-        error=redact(error, api_key),
+    ended = {
+        "status": LiveJob.FAILED if error else LiveJob.DONE,
+        "error": redact(error, api_key),
         # a reason without a message id reads as it is stored (English)
-        error_msg=_redacted(error_msg, api_key) if error else None,
-        text="",
-        finished_at=timezone.now(),
-    )
+        "error_msg": _redacted(error_msg, api_key) if error else None,
+        "text": "",
+        "finished_at": timezone.now(),
+    }
+    _update("ended", _by_pk, ended, pk=job_pk)
 
 
 def _redacted(msg: dict | None, api_key: str | None) -> dict | None:
@@ -238,7 +311,12 @@ def _redacted(msg: dict | None, api_key: str | None) -> dict | None:
 
 
 def _cancelled(job: LiveJob) -> bool:
-    return LiveJob.objects.filter(pk=job.pk, cancel=True).exists()
+    query = prepared_rows(
+        ("sandbox-job-cancelled",),
+        lambda pk: _by_pk(pk).filter(cancel=True).values_list("pk")[:1],
+        pk=_PK,
+    )
+    return bool(query.rows(pk=job.pk))
 
 
 class _Text:
@@ -254,7 +332,7 @@ class _Text:
 
     def flush(self) -> None:
         self.last = time.monotonic()
-        LiveJob.objects.filter(pk=self.job.pk).update(text="".join(self.parts)[-20_000:])
+        _update("text", _by_pk, {"text": "".join(self.parts)[-20_000:]}, pk=self.job.pk)
 
     def reset(self) -> None:
         self.parts = []
@@ -287,10 +365,12 @@ def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
     tool_results = job.tool_results
     message, message_msg = "", None
     while True:
-        if _cancelled(job):
-            break  # stopped below
         if run.status == "ended" or (run.status != "ready" and tool_results is None):
             break
+        # the lease renewed for the call, in the statement that asks whether it was cancelled
+        lease = {"lease_until": timezone.now() + dt.timedelta(seconds=LEASE_S)}
+        if not _update("lease", lambda pk: _by_pk(pk).filter(cancel=False), lease, pk=job.pk):
+            break  # stopped below
         reserved, day = 0, timezone.now().date()
         if job.key_source == "server":
             reserved = runner_checks.worst_case_tokens(run)
@@ -300,9 +380,6 @@ def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
                     services.tokens_today(job.payer), reserved
                 )
                 break
-        LiveJob.objects.filter(pk=job.pk).update(
-            lease_until=timezone.now() + dt.timedelta(seconds=LEASE_S)
-        )
         text.reset()
         try:
             result = run.step(on_text=text, tool_results=tool_results)
@@ -315,7 +392,7 @@ def _run(job: LiveJob, api_key: str | None) -> tuple[str, dict | None]:
         spent = _spent_by(result, run, reserved)
         if job.key_source == "server":
             services.settle(job.payer, day, reserved, spent)
-        LiveJob.objects.filter(pk=job.pk).update(calls=job.calls + 1)
+        _update("calls", _by_pk, {"calls": job.calls + 1}, pk=job.pk)
         job.calls += 1
         services.save_state(live, run, [result])
         if result.error is not None:

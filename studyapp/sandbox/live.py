@@ -11,12 +11,13 @@ from contextlib import suppress
 
 from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
+from django.db import DatabaseError, connections, transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from core.prepared import prepared_rows
+from core.prepared import _adapted, _adapters, _filled, _slots, prepared_rows, prepared_update
 from studyapp.agentloop import demo, models, runner
 from studyapp.agentloop import i18n as agent_i18n
 from studyapp.agentloop.transcript import parse_transcript
@@ -90,18 +91,80 @@ def allowance_words(used: int, worst_case: int) -> tuple[str, dict]:
     )
 
 
+class _UsageUpdate:
+    """``build(**v)`` gives (a LiveUsage queryset, its ``update()`` values), compiled to SQL once
+    with the stand-ins ``v`` (core/prepared.py's way; here a stand-in may be in the SET part, an
+    F() sum): ``run(**values)`` runs it with these values and gives the rows changed. The ORM
+    builds it on every call where a stand-in is not one plain parameter."""
+
+    def __init__(self, build, **stand_ins) -> None:
+        from django.db.models import sql
+
+        self.build = build
+        queryset, values = build(**stand_ins)
+        self.db = queryset.db
+        query = queryset.query.chain(sql.UpdateQuery)
+        query.add_update_values(values)
+        if query.related_updates:
+            raise ValueError("not one plain UPDATE")
+        self.sql, params = query.get_compiler(using=self.db).as_sql()
+        self.params = tuple(params)
+        self.adapt = _adapters(self.db, stand_ins)
+        self.slots = _slots(params, _adapted(self.adapt, stand_ins))
+
+    def run(self, **values) -> int:
+        params = _filled(self.params, self.slots, _adapted(self.adapt, values))
+        connection = connections[self.db]
+        with transaction.mark_for_rollback_on_error(using=self.db), connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            return cursor.rowcount
+
+
+_USAGE_UPDATES: dict[tuple, _UsageUpdate | None] = {}
+_STAND_INS = {"user": 1_999_999_001, "day": dt.date(2199, 1, 2), "n": 1_999_999_002}
+_STAND_INS["room"] = 1_999_999_003
+
+
+def _usage_update(name: str, build, **values) -> int:
+    """``build(**values)``'s UPDATE, compiled once per process and database (``_UsageUpdate``)."""
+    key = (name, connections["default"].vendor)
+    if key not in _USAGE_UPDATES:
+        try:
+            _USAGE_UPDATES[key] = _UsageUpdate(build, **{k: _STAND_INS[k] for k in values})
+        except ValueError:
+            _USAGE_UPDATES[key] = None
+    update = _USAGE_UPDATES[key]
+    if update is None:
+        queryset, changes = build(**values)
+        return queryset.update(**changes)
+    return update.run(**values)
+
+
+def _reserving(user, day, n, room):
+    """The day's row counts ``n`` more tokens (and a call) if it has ``room`` for them."""
+    usage = LiveUsage.objects.filter(user_id=user, owner_token="", day=day, tokens__lte=room)
+    return usage, {"tokens": F("tokens") + n, "calls": F("calls") + 1}
+
+
+def _settling(user, day, n):
+    """The day's row: ``n`` tokens more (or fewer: never below 0)."""
+    usage = LiveUsage.objects.filter(user_id=user, owner_token="", day=day)
+    return usage, {"tokens": Greatest(F("tokens") + n, 0)}
+
+
 def reserve(payer: str, tokens: int, day: dt.date) -> str:
     """Count ``tokens`` (a call's worst case) against ``payer``'s allowance before the call.
 
     One conditional UPDATE, so calls at the same moment can't go over the cap together.
-    Returns '' when reserved, else the refusal in words."""
+    Returns '' when reserved, else the refusal in words. The day's row is made (get_or_create)
+    only when the UPDATE found none to count against: a run's later calls cost one query."""
     cap = daily_cap()
     account = _account(payer)
-    LiveUsage.objects.get_or_create(**account, day=day)
-    reserved = LiveUsage.objects.filter(**account, day=day, tokens__lte=cap - tokens).update(
-        tokens=F("tokens") + tokens, calls=F("calls") + 1
-    )
-    if reserved:
+    count = {"user": account["user_id"], "day": day, "n": tokens, "room": cap - tokens}
+    if _usage_update("reserve", _reserving, **count):
+        return ""
+    LiveUsage.objects.get_or_create(**account, day=day)  # the day's first call: no row yet
+    if _usage_update("reserve", _reserving, **count):
         return ""
     return allowance_refusal(tokens_today(payer), tokens)
 
@@ -110,9 +173,8 @@ def settle(payer: str, day: dt.date, reserved: int, spent: int) -> None:
     """Replace a reservation by what the call really used, as the API reported it."""
     delta = max(spent, 0) - reserved
     if delta:
-        LiveUsage.objects.filter(**_account(payer), day=day).update(
-            tokens=Greatest(F("tokens") + delta, 0)
-        )
+        user = _account(payer)["user_id"]
+        _usage_update("settle", _settling, user=user, day=day, n=delta)
 
 
 def save_state(live: LiveRun, run: runner.Run, results) -> None:
@@ -134,7 +196,16 @@ def save_state(live: LiveRun, run: runner.Run, results) -> None:
             )
         live.last_error = errors[-1].to_dict() if errors else None
         fields.append("last_error")
-    live.save(update_fields=fields)
+    # live.save(update_fields=fields), its UPDATE compiled once per set of fields (a worker saves
+    # after every call); no row changed is the DatabaseError save() raises.
+    update = prepared_update(
+        ("live-save-state", *fields),
+        lambda pk: LiveRun.objects.filter(pk=pk),
+        tuple(fields),
+        pk=1_999_999_001,
+    )
+    if not update.run({f: getattr(live, f) for f in fields}, pk=live.pk):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
 
 
 def live_start(*, owner, scenario: str, prompt: str, options: dict) -> LiveRun:
@@ -216,15 +287,18 @@ def _same_catalogue(kept: tuple) -> bool:
     return len(kept) == len(current) and all(a is b for a, b in zip(kept, current, strict=True))
 
 
-def as_sandbox_run(live: LiveRun) -> Run | None:
-    """The run so far, for the stepper (None before the first response); kept per state."""
+def as_sandbox_run(live: LiveRun, loaded: runner.Run | None = None) -> Run | None:
+    """The run so far, for the stepper (None before the first response); kept per state.
+
+    ``loaded``: the caller's ``load(live)`` of this same state, read (not changed) here."""
     key = _state_key(live)
     kept = _STEPPER_RUNS.get(key, _MISSING)
     if kept is not _MISSING and _same_catalogue(kept[0]):
         with suppress(KeyError):  # (another thread may have dropped it meanwhile)
             _STEPPER_RUNS.move_to_end(key)
         return kept[1]
-    loaded = load(live)
+    if loaded is None:
+        loaded = load(live)
     run = None
     if loaded.turns:
         data = loaded.to_transcript()

@@ -245,7 +245,7 @@ def live_run(request, pk: int):
         active = False
     try:
         run = services.load(live)
-        sandbox_run = services.as_sandbox_run(live)
+        sandbox_run = services.as_sandbox_run(live, run)
     except (runner.RunnerError, ValueError) as e:
         return _damaged(request, live, e)
     model = run.effective_params.get("model", "")
@@ -316,14 +316,15 @@ def live_steps(request, pk: int, n: int):
     """The stepper over a live run's turns so far."""
     live = _live(request, pk)
     try:
-        sandbox_run = services.as_sandbox_run(live)
+        run = services.load(live)
+        sandbox_run = services.as_sandbox_run(live, run)
     except (runner.RunnerError, ValueError) as e:
         return _damaged(request, live, e)
     if sandbox_run is None:
         return redirect("sandbox:live_run", pk=pk)
     ctx = step_context(request, sandbox_run, n)
     ctx["live"] = live
-    ctx["ended_words"] = ended_words(services.load(live))  # a guard's reason, as on the run page
+    ctx["ended_words"] = ended_words(run)  # a guard's reason, as on the run page
     partial = request.htmx and not request.htmx.history_restore_request
     return render(request, "sandbox/step.html#stepper" if partial else "sandbox/step.html", ctx)
 
