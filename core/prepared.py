@@ -289,3 +289,58 @@ def prepared_update(
         lambda: PreparedUpdate(build, fields, **stand_ins),
         lambda: UnpreparedUpdate(build),
     )
+
+
+class PreparedWrite:
+    """A queryset's UPDATE or DELETE compiled once, whatever its SET values are (an ``F()`` sum
+    with a stand-in in it, say, which :class:`PreparedUpdate`'s one-parameter columns do not
+    take): ``build(**stand_ins)`` gives (the filtered queryset, its ``update()`` values), or
+    (the queryset, None) for its fast DELETE (no row refers to it, no signal listens);
+    ``run(**values)`` runs the statement with this call's values in the stand-ins' places and
+    gives the rows it changed."""
+
+    def __init__(self, build: Callable[..., tuple[QuerySet, dict | None]], **stand_ins) -> None:
+        from django.db.models import sql
+
+        queryset, changes = build(**stand_ins)
+        self.db = queryset.db
+        if changes is None:
+            query, verb = queryset.query.chain(sql.DeleteQuery), "DELETE "
+        else:
+            query, verb = queryset.query.chain(sql.UpdateQuery), "UPDATE "
+            query.add_update_values(changes)
+        sql_text, params = query.get_compiler(using=self.db).as_sql()
+        if getattr(query, "related_updates", None) or not sql_text.startswith(verb):
+            raise ValueError(f"not one plain {verb.strip()}")
+        self.sql, self.params = sql_text, tuple(params)
+        self.adapt = _adapters(self.db, stand_ins)
+        self.slots = _slots(params, _adapted(self.adapt, stand_ins))
+
+    def run(self, **values: object) -> int:
+        params = _filled(self.params, self.slots, _adapted(self.adapt, values))
+        connection = connections[self.db]
+        with transaction.mark_for_rollback_on_error(using=self.db), connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            return cursor.rowcount
+
+
+class UnpreparedWrite:
+    """The UPDATE or DELETE through the ORM each time (see :class:`Unprepared`)."""
+
+    def __init__(self, build: Callable[..., tuple[QuerySet, dict | None]]) -> None:
+        self.build = build
+
+    def run(self, **values: object) -> int:
+        queryset, changes = self.build(**values)
+        if changes is None:
+            return queryset.delete()[0]
+        return queryset.update(**changes)
+
+
+def prepared_write(
+    key: tuple, build: Callable[..., tuple[QuerySet, dict | None]], **stand_ins: object
+) -> PreparedWrite | UnpreparedWrite:
+    """Like :func:`prepared`, for ``build``'s UPDATE or DELETE (:class:`PreparedWrite`)."""
+    return _kept(  # type: ignore[return-value]
+        key, lambda: PreparedWrite(build, **stand_ins), lambda: UnpreparedWrite(build)
+    )

@@ -474,12 +474,13 @@ def test_a_run_number_beyond_the_column_or_someone_elses_is_a_404(client, api, o
 
 
 def test_the_allowance_updates_compiled_once_change_what_the_orms_would(learner):
-    """reserve and settle run their UPDATEs compiled once (sandbox/live._UsageUpdate): on a row
+    """reserve and settle run their UPDATEs compiled once (core.prepared.PreparedWrite): on a row
     of one day the same changes, with the same row counts, as the ORM's UPDATE on another's."""
     import datetime as dt
 
     from django.db import connection
 
+    from core import prepared
     from studyapp.sandbox import live as services
 
     days = dt.date(2030, 1, 2), dt.date(2030, 1, 3)
@@ -501,5 +502,5 @@ def test_the_allowance_updates_compiled_once_change_what_the_orms_would(learner)
     assert list(rows) == [(55, 1)] * 2
     # Compiled on SQLite; on PostgreSQL the F() sums' parameters are psycopg's Int4 wrappers,
     # not the stand-ins, so the ORM builds the UPDATE (the same rows: checked above).
-    compiled = services._USAGE_UPDATES[("_settling", connection.vendor)]
-    assert (compiled is not None) is (connection.vendor == "sqlite")
+    kept = prepared._prepared[(("live-usage", "_settling"), connection.vendor)]
+    assert isinstance(kept, prepared.PreparedWrite) is (connection.vendor == "sqlite")

@@ -41,7 +41,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from core.prepared import prepared, prepared_rows, prepared_update
+from core.prepared import prepared, prepared_rows, prepared_update, prepared_write
 from studyapp.agentloop import demo, i18n, runner, runner_checks
 from studyapp.agentloop.redact import redact
 
@@ -192,30 +192,18 @@ def enqueue(
     return job
 
 
-_DELETES: dict[str, tuple[str, list] | None] = {}
-
-
 def _delete_finished(live_pk: int) -> None:
     """``LiveJob.objects.filter(live=...).exclude(status__in=ACTIVE).delete()``, its DELETE
-    compiled once per database (no row refers to a job and no signal listens: the ORM's fast
-    delete is this one statement), the ORM's way where the stand-in is not one parameter."""
-    from django.db.models import sql
-
-    jobs = LiveJob.objects.filter(live_id=_PK).exclude(status__in=LiveJob.ACTIVE)
-    vendor = connection.vendor
-    if vendor not in _DELETES:
-        query = jobs.query.chain(sql.DeleteQuery)
-        text, params = query.get_compiler(using=jobs.db).as_sql()
-        ok = text.startswith("DELETE ") and [p for p in params if p == _PK] == [_PK]
-        _DELETES[vendor] = (text, list(params)) if ok else None
-    compiled = _DELETES[vendor]
-    if compiled is None:
-        LiveJob.objects.filter(live_id=live_pk).exclude(status__in=LiveJob.ACTIVE).delete()
-        return
-    text, params = compiled
-    params = [live_pk if p == _PK else p for p in params]
-    with transaction.mark_for_rollback_on_error(using=jobs.db), connection.cursor() as cursor:
-        cursor.execute(text, params)
+    compiled once per database (core.prepared.PreparedWrite: no row refers to a job and no
+    signal listens, so the ORM's fast delete is this one statement)."""
+    prepared_write(
+        ("sandbox-finished-jobs",),
+        lambda live: (
+            LiveJob.objects.filter(live_id=live).exclude(status__in=LiveJob.ACTIVE),
+            None,
+        ),
+        live=_PK,
+    ).run(live=live_pk)
 
 
 def dispatch(job_pk: int, *, api_key: str | None = None) -> None:

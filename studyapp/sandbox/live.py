@@ -11,13 +11,13 @@ from contextlib import suppress
 
 from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
-from django.db import DatabaseError, connections, transaction
+from django.db import DatabaseError
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from core.prepared import _adapted, _adapters, _filled, _slots, prepared_rows, prepared_update
+from core.prepared import prepared_rows, prepared_update, prepared_write
 from studyapp.agentloop import demo, models, runner
 from studyapp.agentloop import i18n as agent_i18n
 from studyapp.agentloop.transcript import parse_transcript
@@ -91,53 +91,15 @@ def allowance_words(used: int, worst_case: int) -> tuple[str, dict]:
     )
 
 
-class _UsageUpdate:
-    """``build(**v)`` gives (a LiveUsage queryset, its ``update()`` values), compiled to SQL once
-    with the stand-ins ``v`` (core/prepared.py's way; here a stand-in may be in the SET part, an
-    F() sum): ``run(**values)`` runs it with these values and gives the rows changed. The ORM
-    builds it on every call where a stand-in is not one plain parameter."""
-
-    def __init__(self, build, **stand_ins) -> None:
-        from django.db.models import sql
-
-        self.build = build
-        queryset, values = build(**stand_ins)
-        self.db = queryset.db
-        query = queryset.query.chain(sql.UpdateQuery)
-        query.add_update_values(values)
-        if query.related_updates:
-            raise ValueError("not one plain UPDATE")
-        self.sql, params = query.get_compiler(using=self.db).as_sql()
-        self.params = tuple(params)
-        self.adapt = _adapters(self.db, stand_ins)
-        self.slots = _slots(params, _adapted(self.adapt, stand_ins))
-
-    def run(self, **values) -> int:
-        params = _filled(self.params, self.slots, _adapted(self.adapt, values))
-        connection = connections[self.db]
-        with transaction.mark_for_rollback_on_error(using=self.db), connection.cursor() as cursor:
-            cursor.execute(self.sql, params)
-            return cursor.rowcount
-
-
-_USAGE_UPDATES: dict[tuple, _UsageUpdate | None] = {}
 _STAND_INS = {"user": 1_999_999_001, "day": dt.date(2199, 1, 2), "n": 1_999_999_002}
 _STAND_INS["room"] = 1_999_999_003
 
 
 def _usage_update(name: str, build, **values) -> int:
-    """``build(**values)``'s UPDATE, compiled once per process and database (``_UsageUpdate``)."""
-    key = (name, connections["default"].vendor)
-    if key not in _USAGE_UPDATES:
-        try:
-            _USAGE_UPDATES[key] = _UsageUpdate(build, **{k: _STAND_INS[k] for k in values})
-        except ValueError:
-            _USAGE_UPDATES[key] = None
-    update = _USAGE_UPDATES[key]
-    if update is None:
-        queryset, changes = build(**values)
-        return queryset.update(**changes)
-    return update.run(**values)
+    """``build(**values)``'s UPDATE (an F() sum: core.prepared.PreparedWrite), compiled once per
+    process and database; the ORM's where a stand-in is not one plain parameter."""
+    stand_ins = {k: _STAND_INS[k] for k in values}
+    return prepared_write(("live-usage", name), build, **stand_ins).run(**values)
 
 
 def _reserving(user, day, n, room):
